@@ -1,0 +1,1 @@
+"""Sub-commands of the ``toolex`` command line (see :mod:`toolex.cli`)."""

@@ -1,0 +1,97 @@
+"""Reading record files (JSON list, JSON lines, Parquet, TSV) with errors that name the file and record."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from toolex.errors import InputError
+
+TABLE_SUFFIXES = (".json", ".jsonl", ".jsonl.gz", ".parquet")
+
+
+def read_records(path: str | Path) -> list[dict[str, Any]]:
+    """All records of a ``.json`` (a list), ``.jsonl`` / ``.jsonl.gz`` or ``.parquet`` file."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "file not found")
+    name = path.name
+    if name.endswith(".parquet"):
+        import pandas as pd
+
+        try:
+            return pd.read_parquet(path).to_dict(orient="records")
+        except Exception as exc:  # pragma: no cover - depends on pyarrow
+            raise InputError(path, f"unreadable Parquet ({exc})") from None
+    if name.endswith((".jsonl", ".jsonl.gz")):
+        return list(iter_jsonl(path))
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"unreadable JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text ({exc.reason})") from None
+    if isinstance(data, dict) and "data" in data and isinstance(data["data"], list):
+        data = data["data"]
+    if not isinstance(data, list):
+        raise InputError(path, f"expected a JSON list of records, found {type(data).__name__}")
+    for i, record in enumerate(data):
+        if not isinstance(record, dict):
+            raise InputError(path, f"expected an object, found {type(record).__name__}", record=i)
+    return data
+
+
+def iter_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Records of a JSON-lines file (gzip when the name ends in ``.gz``); blank lines are skipped."""
+    path = Path(path)
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as handle:
+            for lineno, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(path, f"unreadable JSON ({exc.msg})", record=f"line {lineno}") from None
+                if not isinstance(record, dict):
+                    raise InputError(path, "expected a JSON object", record=f"line {lineno}")
+                yield record
+    except FileNotFoundError:
+        raise InputError(path, "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"unreadable ({exc})") from None
+
+
+def find_table(folder: Path, stem: str) -> Path:
+    """The file ``stem.{json,jsonl,jsonl.gz,parquet}`` in ``folder`` (or ``stem-*.parquet`` as the hub names shards)."""
+    for suffix in TABLE_SUFFIXES:
+        candidate = folder / f"{stem}{suffix}"
+        if candidate.exists():
+            return candidate
+    shards = sorted(folder.glob(f"{stem}*.parquet")) + sorted(folder.glob(f"*/{stem}*.parquet"))
+    if shards:
+        return shards[0]
+    raise InputError(folder, f"no {stem}.json / .jsonl / .parquet file in this folder")
+
+
+def maybe_json(value: Any, path: Path, record: str | int, field: str) -> Any:
+    """Decode a field that the hub layout stores as a JSON string (``labels``, ``documentation``)."""
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, f"field {field!r} is not valid JSON ({exc.msg})", record=record) from None
+    return value
+
+
+def require(record: dict[str, Any], fields: tuple[str, ...], path: Path, index: int | str) -> None:
+    """Fail clearly when a record lacks one of ``fields``."""
+    missing = [f for f in fields if f not in record or record[f] is None]
+    if missing:
+        ident = record.get("id", record.get("_id", index))
+        raise InputError(path, f"missing field(s) {', '.join(map(repr, missing))}", record=ident)

@@ -1,0 +1,127 @@
+"""The core records used everywhere: a tool, a query and a benchmark (queries, tool pool, one-to-one qrels)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+CATEGORIES = ("code", "web", "customized")
+
+
+def documentation_text(documentation: Any) -> str:
+    """The documentation of a tool as one string: kept as is when it is text, else compact JSON.
+
+    This is how ToolRet's evaluation scripts stringify the ``documentation`` field (``json.dumps``).
+    """
+    if isinstance(documentation, str):
+        return documentation
+    return json.dumps(documentation, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool of a pool.
+
+    ``documentation`` is the raw record (dict or text) as the benchmark ships it; ``text`` is its string form.
+    """
+
+    id: str
+    name: str
+    documentation: Any
+    subset: str = ""
+    category: str = ""
+    platform: str | None = None
+
+    @property
+    def text(self) -> str:
+        return documentation_text(self.documentation)
+
+
+@dataclass(frozen=True)
+class Query:
+    """One benchmark query with its annotated tool combination C* (``reference``)."""
+
+    id: str
+    text: str
+    reference: tuple[str, ...]
+    instruction: str = ""
+    category: str = ""
+    subset: str = ""
+
+    @property
+    def with_instruction(self) -> str:
+        """The query prefixed by its instruction, as the ToolRet protocol feeds retrievers."""
+        return f"{self.instruction} {self.text}".strip() if self.instruction else self.text
+
+
+@dataclass
+class Benchmark:
+    """Queries, their tool pool and provenance (the checksum of the files they came from)."""
+
+    name: str
+    queries: list[Query]
+    tools: dict[str, Tool]
+    checksum: str
+    sources: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.queries)
+
+    def __iter__(self) -> Iterator[Query]:
+        return iter(self.queries)
+
+    @property
+    def query_by_id(self) -> dict[str, Query]:
+        return {q.id: q for q in self.queries}
+
+    @property
+    def categories(self) -> list[str]:
+        return sorted({q.category for q in self.queries})
+
+    def qrels(self) -> dict[str, dict[str, int]]:
+        """One-to-one qrels: every tool of C* has relevance 1."""
+        return {q.id: {t: 1 for t in q.reference} for q in self.queries}
+
+    def sample(self, n: int | None, seed: int = 0) -> Benchmark:
+        """A reproducible sample of ``n`` queries (all when ``n`` is None or larger than the benchmark)."""
+        if n is None or n >= len(self.queries):
+            return self
+        import random
+
+        picked = sorted(random.Random(seed).sample(range(len(self.queries)), n))
+        return Benchmark(
+            name=self.name,
+            queries=[self.queries[i] for i in picked],
+            tools=self.tools,
+            checksum=self.checksum,
+            sources=self.sources,
+            meta={**self.meta, "sample": {"n": n, "seed": seed}},
+        )
+
+
+def merge_benchmarks(name: str, benchmarks: Iterable[Benchmark]) -> Benchmark:
+    """One benchmark holding the queries and the union of the tool pools of several."""
+    from toolex.data.checksum import combine_checksums
+
+    benchmarks = list(benchmarks)
+    tools: dict[str, Tool] = {}
+    for bench in benchmarks:
+        tools.update(bench.tools)
+    return Benchmark(
+        name=name,
+        queries=[q for b in benchmarks for q in b.queries],
+        tools=tools,
+        checksum=combine_checksums(b.checksum for b in benchmarks),
+        sources=tuple(s for b in benchmarks for s in b.sources),
+        meta={"parts": [b.name for b in benchmarks]},
+    )
+
+
+def tools_by_category(tools: Mapping[str, Tool]) -> dict[str, dict[str, Tool]]:
+    out: dict[str, dict[str, Tool]] = {}
+    for tool in tools.values():
+        out.setdefault(tool.category, {})[tool.id] = tool
+    return out

@@ -1,0 +1,80 @@
+"""Benchmarks by name, and the choice of tool pool.
+
+Names: ``toolret/<subset>`` (``apibank``, ``apigen``, ``gorilla-huggingface``, ``toolink``), ``toolret`` (all four),
+``toollens`` (test split; ``toollens:train`` for the other), ``stabletoolbench`` (all six groups) or
+``stabletoolbench/<group>``. Several names joined by ``+`` are merged into one benchmark.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolex import paths
+from toolex.data.beir import load_beir
+from toolex.data.records import Benchmark, Tool, merge_benchmarks
+from toolex.data.stabletoolbench import GROUPS, load_stabletoolbench
+from toolex.data.toolret import SUBSET_CATEGORY, load_toolret_subset
+from toolex.errors import InputError
+
+TOOLRET_SUBSETS = tuple(SUBSET_CATEGORY)
+POOLS = ("subset", "category", "all")
+#: The benchmarks of the paper-style evaluation on the snapshot: four ToolRet subsets and ToolLens test.
+DEFAULT_BENCHMARKS = tuple(f"toolret/{s}" for s in TOOLRET_SUBSETS) + ("toollens",)
+
+
+def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
+    """A benchmark by name (see the module docstring) from ``data_dir`` (default: :func:`toolex.paths.data_dir`)."""
+    root = Path(data_dir) if data_dir else paths.data_dir()
+    if "+" in name:
+        return merge_benchmarks(name, [load_benchmark(part, root) for part in name.split("+")])
+    if not root.exists():
+        raise InputError(root, "data folder not found; set TOOLEX_DATA to the benchmark snapshots")
+    if name == "toolret":
+        return merge_benchmarks(name, [load_benchmark(f"toolret/{s}", root) for s in TOOLRET_SUBSETS])
+    if name.startswith("toolret/"):
+        subset = name.split("/", 1)[1]
+        return load_toolret_subset(root / "toolret" / subset, subset)
+    if name.split(":")[0] == "toollens":
+        split = name.split(":", 1)[1] if ":" in name else "test"
+        bench = load_beir(root / "toollens", split=split, name="toollens")
+        bench.name = name
+        return bench
+    if name == "stabletoolbench":
+        return load_stabletoolbench(root / "stabletoolbench")
+    if name.startswith("stabletoolbench/"):
+        return load_stabletoolbench(root / "stabletoolbench", tuple(name.split("/", 1)[1].split(",")))
+    known = ", ".join(["toolret", *[f"toolret/{s}" for s in TOOLRET_SUBSETS], "toollens", "stabletoolbench",
+                       *[f"stabletoolbench/{g}" for g in GROUPS]])
+    raise InputError(None, f"unknown benchmark {name!r}; known: {known}")
+
+
+def load_benchmarks(names: list[str] | tuple[str, ...], data_dir: str | Path | None = None) -> list[Benchmark]:
+    return [load_benchmark(name, data_dir) for name in names]
+
+
+def tool_pools(benchmarks: list[Benchmark], pool: str = "all") -> dict[str, dict[str, Tool]]:
+    """The tool pool each benchmark's queries are searched in, keyed by benchmark name.
+
+    ``subset``: the benchmark's own tools; ``category``: the union over benchmarks of the same category;
+    ``all``: the union of everything loaded (the Tool-DE evaluation default).
+    """
+    if pool not in POOLS:
+        raise InputError(None, f"unknown pool {pool!r}; choose one of {', '.join(POOLS)}")
+    if pool == "subset":
+        return {b.name: dict(b.tools) for b in benchmarks}
+    if pool == "all":
+        union: dict[str, Tool] = {}
+        for bench in benchmarks:
+            union.update(bench.tools)
+        return {b.name: union for b in benchmarks}
+    by_category: dict[str, dict[str, Tool]] = {}
+    for bench in benchmarks:
+        for category in bench.categories:
+            by_category.setdefault(category, {}).update(bench.tools)
+    out = {}
+    for bench in benchmarks:
+        merged: dict[str, Tool] = {}
+        for category in bench.categories:
+            merged.update(by_category[category])
+        out[bench.name] = merged
+    return out

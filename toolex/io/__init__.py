@@ -1,0 +1,1 @@
+"""File formats: TREC runs and qrels, the ToolEq annotations file."""

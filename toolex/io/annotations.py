@@ -1,0 +1,117 @@
+"""The annotations file of the expanded ground truth: one JSON object per query, per line.
+
+``{"query_id": ..., "category": ..., "reference": [tool ids of C*], "combinations": [[tool ids], ...]}``
+
+``combinations`` holds every valid combination, C* included. On load, C* must be among the combinations (as a
+set), every combination must be a non-empty list of tool ids, and — when a tool pool is given — every id must be
+a tool of the pool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolex.data.records import Benchmark
+from toolex.errors import InputError
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """The valid tool combinations of one query; ``reference`` is C*."""
+
+    query_id: str
+    category: str
+    reference: tuple[str, ...]
+    combinations: tuple[tuple[str, ...], ...]
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        record = {
+            "query_id": self.query_id,
+            "category": self.category,
+            "reference": list(self.reference),
+            "combinations": [list(c) for c in self.combinations],
+        }
+        record.update(self.extra)
+        return record
+
+
+def one_to_one(benchmark: Benchmark) -> list[Annotation]:
+    """The benchmark's own ground truth: C* as the only combination of each query."""
+    return [Annotation(q.id, q.category, q.reference, (q.reference,)) for q in benchmark.queries]
+
+
+def _parse(record: dict[str, Any], path: Path, lineno: int, pool: Collection[str] | None) -> Annotation:
+    where = f"line {lineno}"
+    for key in ("query_id", "reference", "combinations"):
+        if key not in record:
+            raise InputError(path, f"missing field {key!r}", record=where)
+    qid = str(record["query_id"])
+    where = f"{qid} (line {lineno})"
+    reference = record["reference"]
+    combos = record["combinations"]
+    if not isinstance(reference, list) or not reference or not all(isinstance(t, str) for t in reference):
+        raise InputError(path, "'reference' must be a non-empty list of tool ids", record=where)
+    if not isinstance(combos, list) or not combos:
+        raise InputError(path, "'combinations' must be a non-empty list of lists", record=where)
+    parsed: list[tuple[str, ...]] = []
+    seen: set[frozenset[str]] = set()
+    for j, combo in enumerate(combos):
+        if not isinstance(combo, list) or not combo or not all(isinstance(t, str) for t in combo):
+            raise InputError(path, f"combination {j} must be a non-empty list of tool ids", record=where)
+        deduped = tuple(dict.fromkeys(combo))
+        key = frozenset(deduped)
+        if key in seen:
+            continue
+        seen.add(key)
+        parsed.append(deduped)
+    if frozenset(reference) not in seen:
+        raise InputError(path, "the reference combination C* is not among 'combinations'", record=where)
+    if pool is not None:
+        unknown = sorted({t for combo in parsed for t in combo} - set(pool) | (set(reference) - set(pool)))
+        if unknown:
+            raise InputError(path, f"unknown tool id(s) {', '.join(unknown[:5])}", record=where)
+    extra = {k: v for k, v in record.items() if k not in ("query_id", "category", "reference", "combinations")}
+    return Annotation(qid, str(record.get("category") or ""), tuple(dict.fromkeys(reference)), tuple(parsed), extra)
+
+
+def read_annotations(path: str | Path, pool: Collection[str] | None = None) -> list[Annotation]:
+    """Read and validate an annotations file; a repeated query id is an error."""
+    path = Path(path)
+    out: list[Annotation] = []
+    seen: set[str] = set()
+    try:
+        handle = open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "annotations file not found") from None
+    with handle:
+        for lineno, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, f"unreadable JSON ({exc.msg})", record=f"line {lineno}") from None
+            if not isinstance(record, dict):
+                raise InputError(path, "expected a JSON object", record=f"line {lineno}")
+            annotation = _parse(record, path, lineno, pool)
+            if annotation.query_id in seen:
+                raise InputError(path, f"query {annotation.query_id!r} annotated twice", record=f"line {lineno}")
+            seen.add(annotation.query_id)
+            out.append(annotation)
+    return out
+
+
+def write_annotations(annotations: Iterable[Annotation], path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        for annotation in annotations:
+            handle.write(json.dumps(annotation.to_json(), ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return path

@@ -1,0 +1,65 @@
+"""Every location the project reads or writes, in one place.
+
+Each location can be moved with an environment variable, so notebooks, scripts and the command line never
+hold literal paths:
+
+| variable            | default                          | holds                                         |
+|---------------------|----------------------------------|-----------------------------------------------|
+| ``TOOLEX_DATA``     | ``<repo>/../shared/data``        | the benchmark snapshots (read only)           |
+| ``TOOLEX_PAPER``    | ``<repo>/../shared/paper``       | the paper's tables and claims as data         |
+| ``TOOLEX_CACHE``    | ``<repo>/.cache``                | embedding and LLM response caches             |
+| ``TOOLEX_ARTIFACTS``| ``<repo>/data/artifacts``        | retrieval runs and annotation artifacts       |
+| ``TOOLEX_BUILD``    | ``<repo>/build``                 | executed notebooks                            |
+| ``TOOLEX_FIGURES``  | ``<repo>/figures``               | generated figures (PNG, PDF)                  |
+| ``TOOLEX_TABLES``   | ``<repo>/tables``                | generated tables (CSV, Markdown, LaTeX)       |
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env_path(name: str, default: Path) -> Path:
+    value = os.environ.get(name)
+    return Path(value).expanduser().resolve() if value else default
+
+
+def data_dir() -> Path:
+    """Folder of the benchmark snapshots (``toolret/``, ``toollens/``, ``stabletoolbench/``, ``skills/``)."""
+    return _env_path("TOOLEX_DATA", ROOT.parent / "shared" / "data")
+
+
+def paper_dir() -> Path:
+    """Folder of the paper's tables and claims transcribed as data."""
+    return _env_path("TOOLEX_PAPER", ROOT.parent / "shared" / "paper")
+
+
+def cache_dir() -> Path:
+    """Root of the on-disk caches (embeddings, LLM responses)."""
+    return _env_path("TOOLEX_CACHE", ROOT / ".cache")
+
+
+def artifacts_dir() -> Path:
+    """Retrieval runs, annotation artifacts and result tables with provenance."""
+    return _env_path("TOOLEX_ARTIFACTS", ROOT / "data" / "artifacts")
+
+
+def build_dir() -> Path:
+    """Executed notebooks and other build products."""
+    return _env_path("TOOLEX_BUILD", ROOT / "build")
+
+
+def figures_dir() -> Path:
+    return _env_path("TOOLEX_FIGURES", ROOT / "figures")
+
+
+def tables_dir() -> Path:
+    return _env_path("TOOLEX_TABLES", ROOT / "tables")
+
+
+def expected_dir() -> Path:
+    """Expected numbers of our own pipeline, kept as data and checked with a tolerance."""
+    return ROOT / "data" / "expected"
