@@ -95,3 +95,11 @@ def require(record: dict[str, Any], fields: tuple[str, ...], path: Path, index: 
     if missing:
         ident = record.get("id", record.get("_id", index))
         raise InputError(path, f"missing field(s) {', '.join(map(repr, missing))}", record=ident)
+
+
+def open_text(path: str | Path, what: str = "file"):
+    """Open a UTF-8 text file for reading; a missing file is an :class:`InputError` naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, f"{what} not found")
+    return open(path, encoding="utf-8")  # noqa: SIM115 - the caller closes it with `with`

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolex.data.readers import open_text
 from toolex.data.records import Benchmark
 from toolex.errors import InputError
 
@@ -84,11 +85,7 @@ def read_annotations(path: str | Path, pool: Collection[str] | None = None) -> l
     path = Path(path)
     out: list[Annotation] = []
     seen: set[str] = set()
-    try:
-        handle = open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(path, "annotations file not found") from None
-    with handle:
+    with open_text(path, "annotations file") as handle:
         for lineno, line in enumerate(handle, 1):
             if not line.strip():
                 continue

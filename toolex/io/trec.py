@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from toolex.data.readers import open_text
 from toolex.errors import InputError
 
 Run = dict[str, dict[str, float]]
@@ -25,11 +26,7 @@ def read_run(path: str | Path) -> Run:
     """Read a TREC run file; a repeated (query, tool) pair is an error."""
     path = Path(path)
     run: Run = {}
-    try:
-        handle = open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(path, "run file not found") from None
-    with handle:
+    with open_text(path, "run file") as handle:
         for lineno, line in enumerate(handle, 1):
             parts = line.split()
             if not parts:
@@ -67,11 +64,7 @@ def write_run(run: Mapping[str, Mapping[str, float]], path: str | Path, tag: str
 def read_qrels(path: str | Path) -> Qrels:
     path = Path(path)
     qrels: Qrels = {}
-    try:
-        handle = open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(path, "qrels file not found") from None
-    with handle:
+    with open_text(path, "qrels file") as handle:
         for lineno, line in enumerate(handle, 1):
             parts = line.split()
             if not parts:

@@ -1,0 +1,51 @@
+# toolex — equivalence-aware tool-retrieval evaluation.  `make help` lists every target.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+PIP     := $(VENV)/bin/pip
+EXTRAS  ?= dev
+# Benchmark snapshots and the paper's tables (read only; never copied into the repository).
+TOOLEX_DATA  ?= $(abspath ../shared/data)
+TOOLEX_PAPER ?= $(abspath ../shared/paper)
+export TOOLEX_DATA TOOLEX_PAPER
+# Settings of `make paper`: SMOKE=1 runs the fast smoke setting; JUDGE=offline|local|api.
+SMOKE ?= 0
+JUDGE ?= offline
+export SMOKE JUDGE
+
+STAMP := $(VENV)/.installed-$(EXTRAS)
+
+help: ## list every target
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_.-]+:.*## / {printf "  \033[1m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@echo "  settings: TOOLEX_DATA=$(TOOLEX_DATA) SMOKE=$(SMOKE) JUDGE=$(JUDGE)"
+
+setup: $(STAMP) ## create .venv and install toolex with its extras (EXTRAS=dev)
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e ".[$(EXTRAS)]"
+	touch $@
+
+test: setup ## run the test suite (the command CI runs)
+	$(PY) -m pytest -q -ra
+
+lint: setup ## ruff over the package, tests and benches
+	$(VENV)/bin/ruff check toolex tests bench
+
+paper-check: setup ## re-derive the paper's claims from its tables (OK / OKISH / FAIL)
+	$(VENV)/bin/toolex paper-check
+
+paper: setup paper-check ## regenerate every figure and table (papermill, headless)
+	$(PY) -m toolex.report.runner --smoke $(SMOKE) --judge $(JUDGE)
+
+bench: setup ## speed checks: each bench script prints one JSON object
+	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+clean: ## remove generated outputs (build/, figures, tables); caches stay
+	rm -rf build tables figures/*.png figures/*.pdf
+
+-include mk/*.mk
+
+.PHONY: help setup test lint paper paper-check bench clean

@@ -1,0 +1,72 @@
+"""The command line: `toolex evaluate` and `toolex paper-check` run as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from toolex import paths
+from toolex.io.annotations import Annotation, write_annotations
+from toolex.io.trec import write_run
+
+
+def toolex(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "toolex.cli", *args], capture_output=True, text=True, check=False)
+
+
+@pytest.fixture()
+def run_and_annotations(tmp_path):
+    anns = [
+        Annotation("q1", "web", ("a", "b"), (("a", "b"), ("c", "b"))),
+        Annotation("q2", "code", ("d",), (("d",), ("e",))),
+        Annotation("q3", "code", ("f",), (("f",),)),
+    ]
+    run = {"q1": {"c": 3.0, "b": 2.0, "a": 0.1}, "q2": {"x": 1.0, "d": 0.5}, "q9": {"a": 1.0}}
+    return write_run(run, tmp_path / "run.trec"), write_annotations(anns, tmp_path / "ann.jsonl")
+
+
+def test_evaluate_json(run_and_annotations, tmp_path):
+    run, ann = run_and_annotations
+    out = toolex("evaluate", "--run", str(run), "--annotations", str(ann), "--k", "2", "--json",
+                 "--per-query", str(tmp_path / "pq.csv"))
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["queries"] == 3 and result["k"] == 2
+    assert set(result["one_to_one"]) == {"ndcg", "recall", "comp"}
+    assert result["tooleq"]["comp"] == pytest.approx(2 / 3)  # q1 via (c, b), q2 via d
+    assert result["one_to_one"]["comp"] == pytest.approx(1 / 3)  # q2 only
+    assert set(result["by_category"]) == {"web", "code"}
+    assert result["missing_from_run"] == 1 and result["not_annotated"] == 1
+    assert (tmp_path / "pq.csv").read_text().startswith("query_id,category")
+
+
+def test_evaluate_table_and_errors(run_and_annotations, tmp_path):
+    run, ann = run_and_annotations
+    out = toolex("evaluate", "--run", str(run), "--annotations", str(ann))
+    assert out.returncode == 0 and "ToolEq" in out.stdout and "all" in out.stdout
+    assert "not in the run and score 0" in out.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"query_id": "q1"}\n')
+    out = toolex("evaluate", "--run", str(run), "--annotations", str(bad))
+    assert out.returncode == 2 and "bad.jsonl, record line 1: missing field 'reference'" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_paper_check_passes_on_the_paper():
+    out = toolex("paper-check")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "FAIL" not in out.stdout and "KNOWN" in out.stdout
+
+
+def test_paper_check_fails_on_a_wrong_claim(tmp_path):
+    folder = tmp_path / "paper"
+    shutil.copytree(paths.paper_dir(), folder)
+    claims = (folder / "claims.yaml").read_text().replace("tooleq_pp: 3.8", "tooleq_pp: 3.2")
+    (folder / "claims.yaml").write_text(claims)
+    out = toolex("paper-check", "--paper", str(folder))
+    assert out.returncode == 1
+    assert any(line.startswith("FAIL") and "finetuning_gain.4B.tooleq" in line for line in out.stdout.splitlines())

@@ -1,0 +1,36 @@
+"""Project-level checks: environment.yml wraps pyproject's install; torch is pinned wherever it is pulled in."""
+
+from __future__ import annotations
+
+import tomllib
+import yaml
+
+from toolex import paths
+
+
+def test_environment_yml_wraps_the_pyproject_install():
+    env = yaml.safe_load((paths.ROOT / "environment.yml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    project = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())
+    extras = project["project"]["optional-dependencies"]
+    assert pip == ["-e .[dev]"] and "dev" in extras
+    python = next(d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python="))
+    assert python.split("=")[1] >= project["project"]["requires-python"].lstrip(">=")
+
+
+def test_torch_is_pinned_and_faiss_variants_are_exclusive():
+    extras = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    torch_specs = [d for group in extras.values() for d in group if d.split("=")[0].split(">")[0] == "torch"]
+    assert torch_specs and all(d == "torch==2.13.0" for d in torch_specs)
+    for name, group in extras.items():
+        faiss = {d.split(">")[0].split("=")[0] for d in group if d.startswith("faiss")}
+        assert len(faiss) <= 1, name
+
+
+def test_makefile_lists_every_target_in_help():
+    import re
+
+    text = (paths.ROOT / "Makefile").read_text()
+    targets = re.findall(r"^([a-z][\w-]*):(?!=)", text, flags=re.M)
+    documented = re.findall(r"^([a-z][\w-]*):.*## ", text, flags=re.M)
+    assert set(targets) - {"help"} <= set(documented)
