@@ -1,0 +1,252 @@
+"""ToolEX end to end: decompose (Stage 1), retrieve and verify (Stage 2), combine and audit (Stage 3).
+
+Each stage reads the previous stage's records, writes its artifact file whole, and records a fingerprint of
+its inputs and settings in the manifest. A rerun skips every stage whose file and fingerprint are in place and
+replays the LLM response cache for the rest, so a killed run repeats no finished call and ends with the same
+bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from toolex import __version__
+from toolex.annotate.artifacts import (
+    ANNOTATIONS,
+    COMBINATIONS,
+    MANIFEST,
+    SUBQUERIES,
+    VERIFIED,
+    ArtifactFolder,
+    write_json,
+    write_jsonl,
+)
+from toolex.annotate.combine import best_combinations, product_size
+from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
+from toolex.annotate.prompts import PROMPT_VERSION
+from toolex.annotate.records import AuditedQuery, Candidate, Combination, Decomposition, Verdict, VerifiedSet
+from toolex.data.records import Benchmark, Query, Tool
+from toolex.data.registry import tool_pools
+from toolex.io.annotations import Annotation, write_annotations
+
+
+@dataclass(frozen=True)
+class AnnotateConfig:
+    """Settings of a run; ``top_k`` candidates per sub-query (paper: 20), at most ``max_combinations`` audited
+    combinations per query, candidates from the ``pool`` (``subset``, ``category`` or ``all``)."""
+
+    retriever: str = "dense:minilm"
+    pool: str = "all"
+    top_k: int = 20
+    max_combinations: int = 20
+    rrf_k: int = 60
+
+
+def _fingerprint(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+class ToolEX:
+    """Runs the three stages over benchmarks into an artifact folder."""
+
+    def __init__(self, benchmarks: Sequence[Benchmark], judge: Judge, out_dir: str | Path,
+                 config: AnnotateConfig = AnnotateConfig(), retriever: Any = None, progress: bool = True,
+                 queries: Sequence[Query] | None = None) -> None:
+        self.benchmarks, self.judge, self.config = list(benchmarks), judge, config
+        self.folder = ArtifactFolder(out_dir)
+        self.progress = progress
+        self.pools = tool_pools(self.benchmarks, config.pool)
+        self.tools: dict[str, Tool] = {}
+        for pool in self.pools.values():
+            self.tools.update(pool)
+        self.queries = list(queries) if queries is not None else [q for b in self.benchmarks for q in b.queries]
+        self.bench_of = {q.id: b.name for b in self.benchmarks for q in b.queries}
+        self._retriever = retriever
+        self.timings: dict[str, float] = {}
+
+    # -- bookkeeping -------------------------------------------------------------------------------------
+    @property
+    def data_fingerprint(self) -> str:
+        return _fingerprint([b.checksum for b in self.benchmarks], [q.id for q in self.queries], self.config.pool)
+
+    def _stage_key(self, stage: str) -> str:
+        judge = {k: v for k, v in self.judge.describe().items() if k != "llm"} | {
+            "llm": {k: v for k, v in self.judge.describe().get("llm", {}).items() if k in ("model", "base_url",
+                                                                                         "temperature", "seed")}}
+        parts: list[Any] = [self.data_fingerprint, judge, PROMPT_VERSION, stage]
+        if stage != "decompose":
+            parts.append(asdict(self.config))
+        return _fingerprint(*parts)
+
+    def _done(self, stage: str, filename: str) -> bool:
+        stages = self.folder.manifest().get("stages", {})
+        return self.folder.path(filename).exists() and stages.get(stage, {}).get("key") == self._stage_key(stage)
+
+    def _mark(self, stage: str, **info: Any) -> None:
+        manifest = self.folder.manifest()
+        manifest.setdefault("stages", {})[stage] = {"key": self._stage_key(stage), **info}
+        write_json(self.folder.path(MANIFEST), manifest)
+
+    @property
+    def retriever(self) -> Any:
+        if self._retriever is None:
+            from toolex.retrieval import build_retriever
+
+            self._retriever = build_retriever(self.config.retriever, progress=self.progress)
+        return self._retriever
+
+    # -- Stage 1 -----------------------------------------------------------------------------------------
+    def decompose(self) -> list[Decomposition]:
+        if self._done("decompose", SUBQUERIES):
+            return self.folder.decompositions()
+        start = time.perf_counter()
+        items = [DecomposeItem(q, tuple(self.tools[t] for t in q.reference)) for q in self.queries]
+        out = self.judge.decompose(items)
+        write_jsonl(self.folder.path(SUBQUERIES), (d.to_json() for d in out))
+        self.timings["decompose"] = time.perf_counter() - start
+        self._mark("decompose", failures=sum(not d.ok for d in out))
+        return out
+
+    # -- Stage 2 -----------------------------------------------------------------------------------------
+    def retrieve_candidates(self, decompositions: Sequence[Decomposition]) -> dict[tuple[str, int], list[tuple[str, float]]]:
+        """Top-K tools of the pool for every sub-query (pools differ per benchmark unless ``pool=all``)."""
+        by_pool: dict[int, list[tuple[str, int, str]]] = {}
+        pool_of: dict[int, dict[str, Tool]] = {}
+        for d in decompositions:
+            if not d.ok:
+                continue
+            pool = self.pools[self.bench_of[d.query_id]]
+            pool_of[id(pool)] = pool
+            by_pool.setdefault(id(pool), []).extend((d.query_id, s.index, s.text) for s in d.subqueries)
+        hits: dict[tuple[str, int], list[tuple[str, float]]] = {}
+        for key, entries in by_pool.items():
+            retriever = self.retriever
+            retriever.index(pool_of[key])
+            found = retriever.search([text for _, _, text in entries], k=self.config.top_k)
+            for (qid, index, _), ranking in zip(entries, found):
+                hits[(qid, index)] = ranking
+        return hits
+
+    def verify(self, decompositions: Sequence[Decomposition]) -> list[VerifiedSet]:
+        if self._done("verify", VERIFIED):
+            return self.folder.verified_sets()
+        start = time.perf_counter()
+        hits = self.retrieve_candidates(decompositions)
+        items: list[VerifyItem] = []
+        slots: list[tuple[str, int, str, int, float]] = []
+        for d in decompositions:
+            for s in d.subqueries:
+                for rank, (tool_id, score) in enumerate(hits.get((d.query_id, s.index), []), 1):
+                    if tool_id == s.reference_tool:
+                        continue
+                    items.append(VerifyItem(s, self.tools[s.reference_tool], self.tools[tool_id]))
+                    slots.append((d.query_id, s.index, tool_id, rank, score))
+        verdicts = iter(self.judge.verify(items))
+        by_sub: dict[tuple[str, int], list[Candidate]] = {}
+        for (qid, index, tool_id, rank, score) in slots:
+            by_sub.setdefault((qid, index), []).append(Candidate(tool_id, rank, score, next(verdicts)))
+        out = []
+        for d in decompositions:
+            for s in d.subqueries:
+                ranking = hits.get((d.query_id, s.index), [])
+                ref_rank = next((r for r, (t, _) in enumerate(ranking, 1) if t == s.reference_tool), 0)
+                ref_score = next((sc for t, sc in ranking if t == s.reference_tool), 0.0)
+                reference = Candidate(s.reference_tool, ref_rank, ref_score,
+                                      Verdict(True, "the ground-truth reference tool", "reference"))
+                candidates = sorted([reference, *by_sub.get((d.query_id, s.index), [])],
+                                    key=lambda c: (c.rank if c.rank else 0))
+                out.append(VerifiedSet(d.query_id, s.index, s.text, s.reference_tool, tuple(candidates)))
+        write_jsonl(self.folder.path(VERIFIED), (v.to_json() for v in out))
+        self.timings["verify"] = time.perf_counter() - start
+        self._mark("verify", judged=len(items), failures=sum(not c.verdict.ok for v in out for c in v.candidates))
+        return out
+
+    # -- Stage 3 -----------------------------------------------------------------------------------------
+    def combine(self, decompositions: Sequence[Decomposition], verified: Sequence[VerifiedSet]) -> list[AuditedQuery]:
+        if self._done("audit", COMBINATIONS):
+            return self.folder.audited()
+        start = time.perf_counter()
+        sets: dict[str, list[VerifiedSet]] = {}
+        for v in verified:
+            sets.setdefault(v.query_id, []).append(v)
+        decomposition = {d.query_id: d for d in decompositions}
+        pending: list[tuple[str, tuple[str, ...], float]] = []
+        audit_items: list[AuditItem] = []
+        candidates: dict[str, list[tuple[tuple[str, ...], float]]] = {}
+        sizes: dict[str, int] = {}
+        for q in self.queries:
+            d = decomposition.get(q.id)
+            if d is None or not d.ok:
+                continue
+            subsets = sorted(sets.get(q.id, []), key=lambda v: v.index)
+            ranked_sets = [[(t, v.rank_of(t)) for t in v.verified] for v in subsets]
+            sizes[q.id] = product_size(ranked_sets)
+            combos = best_combinations(ranked_sets, self.config.max_combinations, self.config.rrf_k)
+            candidates[q.id] = combos
+            references = tuple(self.tools[s.reference_tool] for s in d.subqueries)
+            for tools, score in combos:
+                if set(tools) == set(q.reference):
+                    continue
+                pending.append((q.id, tools, score))
+                audit_items.append(AuditItem(q, d.subqueries, tuple(self.tools[t] for t in tools), references))
+        verdicts = dict(zip(((qid, tools) for qid, tools, _ in pending), self.judge.audit(audit_items)))
+        out = []
+        for q in self.queries:
+            combos = []
+            reference_seen = False
+            for tools, score in candidates.get(q.id, []):
+                if set(tools) == set(q.reference):
+                    reference_seen = True
+                    combos.append(Combination(tools, score, True, Verdict(True, "C*, the original annotation",
+                                                                          "reference")))
+                else:
+                    combos.append(Combination(tools, score, False, verdicts[(q.id, tools)]))
+            if not reference_seen:
+                combos.insert(0, Combination(q.reference, 0.0, True,
+                                             Verdict(True, "C*, the original annotation", "reference")))
+            out.append(AuditedQuery(q.id, q.category, q.reference, tuple(combos), sizes.get(q.id, 1)))
+        write_jsonl(self.folder.path(COMBINATIONS), (a.to_json() for a in out))
+        self.timings["audit"] = time.perf_counter() - start
+        self._mark("audit", audited=len(audit_items),
+                   failures=sum(not c.verdict.ok for a in out for c in a.combinations))
+        return out
+
+    # -- export and manifest -----------------------------------------------------------------------------
+    def export(self, audited: Sequence[AuditedQuery]) -> list[Annotation]:
+        annotations = [Annotation(a.query_id, a.category, a.reference, tuple(a.valid)) for a in audited]
+        write_annotations(annotations, self.folder.path(ANNOTATIONS))
+        return annotations
+
+    def run(self) -> list[Annotation]:
+        decompositions = self.decompose()
+        verified = self.verify(decompositions)
+        audited = self.combine(decompositions, verified)
+        annotations = self.export(audited)
+        self.write_manifest()
+        return annotations
+
+    def write_manifest(self) -> dict[str, Any]:
+        manifest = self.folder.manifest()
+        retriever = self._retriever.settings() if self._retriever is not None else {"spec": self.config.retriever}
+        manifest.update({
+            "toolex_version": __version__,
+            "benchmarks": [{"name": b.name, "checksum": b.checksum, "queries": len(b.queries),
+                            "tools": len(b.tools)} for b in self.benchmarks],
+            "queries": len(self.queries),
+            "data_fingerprint": self.data_fingerprint,
+            "config": asdict(self.config),
+            "retriever": retriever,
+            "judge": self.judge.describe(),
+            "prompt_version": PROMPT_VERSION,
+            "ledger": self.judge.usage(),
+            "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
+            "files": [SUBQUERIES, VERIFIED, COMBINATIONS, ANNOTATIONS],
+        })
+        write_json(self.folder.path(MANIFEST), manifest)
+        return manifest
