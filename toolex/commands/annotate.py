@@ -1,0 +1,55 @@
+"""``toolex annotate``: run ToolEX (decompose, retrieve & verify, combine & audit) into an artifact folder."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from toolex.annotate.judges import JUDGES
+from toolex.data import DEFAULT_BENCHMARKS, POOLS, load_benchmark
+
+HELP = "expand one-to-one ground truth with ToolEX; resumable (artifacts + LLM response cache)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", help="benchmark snapshots folder (default: TOOLEX_DATA)")
+    parser.add_argument("--benchmark", action="append", dest="benchmarks",
+                        help=f"benchmark name, repeatable (default: {' '.join(DEFAULT_BENCHMARKS)})")
+    parser.add_argument("--judge", choices=JUDGES, default="offline",
+                        help="offline similarity (default), the local LLM server, or an API LLM (TOOLEX_LLM_*)")
+    parser.add_argument("--mode", choices=("per-candidate", "batched"), default="per-candidate",
+                        help="LLM verification: one call per candidate (the paper's) or per sub-query")
+    parser.add_argument("--retriever", default="dense:minilm", help="Stage 2 retriever spec (default dense:minilm)")
+    parser.add_argument("--pool", choices=POOLS, default="all", help="candidate pool (default: all)")
+    parser.add_argument("--top-k", type=int, default=20, help="candidates per sub-query (default 20)")
+    parser.add_argument("--max-combinations", type=int, default=20, help="audited combinations per query")
+    parser.add_argument("--sample", type=int, help="annotate a reproducible sample of N queries per benchmark")
+    parser.add_argument("--seed", type=int, default=0, help="sample seed")
+    parser.add_argument("--out", required=True, help="artifact folder (resumes when it exists)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolex.annotate.judges import build_judge
+    from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+    from toolex.annotate.stats import table1
+    from toolex.retrieval import build_retriever
+
+    names = args.benchmarks or list(DEFAULT_BENCHMARKS)
+    benchmarks = [load_benchmark(n, args.data) for n in names]
+    queries = [q for b in benchmarks for q in b.sample(args.sample, args.seed).queries]
+    retriever = build_retriever(args.retriever, progress=not args.no_progress)
+    embedder = retriever if args.judge == "offline" and args.retriever.startswith("dense") else None
+    judge = build_judge(args.judge, embedder=embedder, mode=args.mode, progress=not args.no_progress)
+    config = AnnotateConfig(retriever=args.retriever, pool=args.pool, top_k=args.top_k,
+                            max_combinations=args.max_combinations)
+    pipeline = ToolEX(benchmarks, judge, args.out, config, retriever=retriever, progress=not args.no_progress,
+                      queries=queries)
+    pipeline.run()
+    stats = table1(args.out, {q.id: q.subset for q in queries})
+    print(f"judge: {judge.name}; artifacts: {args.out}")
+    print(stats.drop(columns="judge").round(2).to_string())
+    ledger = pipeline.judge.usage()
+    if ledger:
+        print("ledger:", json.dumps(ledger.get("total", ledger)))
+    return 0
