@@ -27,6 +27,12 @@ from toolex.metrics import NAMES, GroundTruth, RunArrays, evaluate
 from toolex.metrics.trec_eval_reference import PytrecEvalToolEq, pytrec_eval_scores
 
 
+def _pick(rng: np.random.Generator, ranking: np.ndarray, tools: np.ndarray, m: int) -> tuple[str, ...]:
+    """A combination of ``m`` tools, drawn half the time from the ranking (as real verified tools are)."""
+    source = ranking if rng.random() < 0.5 else rng.choice(len(tools), size=50, replace=False)
+    return tuple(tools[rng.choice(source, size=m, replace=False)].tolist())
+
+
 def workload(n_queries: int, depth: int, combos_per_query: float, n_tools: int, seed: int):
     rng = np.random.default_rng(seed)
     tools = np.array([f"tool_{i}" for i in range(n_tools)], dtype=object)
@@ -37,11 +43,8 @@ def workload(n_queries: int, depth: int, combos_per_query: float, n_tools: int, 
         scores = np.sort(rng.random(depth))[::-1]
         run[f"q{q}"] = dict(zip(tools[ranking].tolist(), scores.tolist()))
         # equivalents are drawn half from the ranking, half from the pool, as real verified tools are
-        def pick(m):
-            source = ranking if rng.random() < 0.5 else rng.choice(n_tools, size=50, replace=False)
-            return tuple(tools[rng.choice(source, size=m, replace=False)].tolist())
-        reference = pick(size)
-        extra = [pick(size) for _ in range(max(0, rng.poisson(combos_per_query - 1)))]
+        reference = _pick(rng, ranking, tools, size)
+        extra = [_pick(rng, ranking, tools, size) for _ in range(max(0, rng.poisson(combos_per_query - 1)))]
         annotations.append(Annotation(f"q{q}", ("code", "web", "customized")[q % 3], reference, (reference, *extra)))
     return run, annotations
 
