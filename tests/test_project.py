@@ -30,7 +30,7 @@ def test_torch_is_pinned_and_faiss_variants_are_exclusive():
 def test_makefile_lists_every_target_in_help():
     import re
 
-    text = (paths.ROOT / "Makefile").read_text()
+    text = "\n".join(p.read_text() for p in [paths.ROOT / "Makefile", *sorted((paths.ROOT / "mk").glob("*.mk"))])
     targets = re.findall(r"^([a-z][\w-]*):(?!=)", text, flags=re.M)
     documented = re.findall(r"^([a-z][\w-]*):.*## ", text, flags=re.M)
     assert set(targets) - {"help"} <= set(documented)

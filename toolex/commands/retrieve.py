@@ -1,0 +1,77 @@
+"""``toolex retrieve``: rank a benchmark's tool pool for its queries and write a TREC run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from toolex.data import POOLS, load_benchmarks, tool_pools
+from toolex.errors import InputError
+
+HELP = "rank the tool pool of a benchmark with BM25, a dense encoder or an embeddings endpoint; write a TREC run"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", metavar="DIR", help="benchmark snapshots folder (default: TOOLEX_DATA)")
+    parser.add_argument("--benchmark", required=True, nargs="+", metavar="NAME",
+                        help="benchmark name(s), e.g. toolret/apibank toollens; queries of all go into the run")
+    parser.add_argument("--retriever", default="bm25", metavar="SPEC",
+                        help="bm25 | dense:minilm | dense:<hub id or path> | openai:<model>@<base_url>")
+    parser.add_argument("--pool", choices=POOLS, default="all",
+                        help="tool pool: the benchmark's own tools, its category, or all loaded (default)")
+    parser.add_argument("--pool-benchmarks", nargs="*", default=(), metavar="NAME",
+                        help="further benchmarks whose tools join the pool (their queries are not run)")
+    parser.add_argument("--out", required=True, metavar="RUN", help="TREC run file to write")
+    parser.add_argument("--k", type=int, default=100, help="tools kept per query (default 100)")
+    parser.add_argument("--no-instruction", action="store_true", help="ignore the queries' instructions")
+    parser.add_argument("--family", choices=("qwen3", "e5", "plain"),
+                        help="prompt family of a dense model (default: from its name)")
+    parser.add_argument("--max-length", type=int, help="maximum tokens per text (dense)")
+    parser.add_argument("--batch-size", type=int, default=32, help="encoding batch size (dense)")
+    parser.add_argument("--device", help="torch device (default: cuda when available, else cpu)")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
+    parser.add_argument("--tag", help="run tag (default: the retriever spec)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolex.io.trec import write_run
+    from toolex.retrieval import build_retriever, retrieve_queries
+
+    if args.k < 1:
+        raise InputError(None, f"--k must be positive, got {args.k}")
+    benchmarks = load_benchmarks(list(args.benchmark), args.data)
+    extra = load_benchmarks(list(args.pool_benchmarks), args.data) if args.pool_benchmarks else []
+    pools = tool_pools(benchmarks + extra, args.pool)
+    retriever = build_retriever(args.retriever, family=args.family, max_length=args.max_length,
+                                batch_size=args.batch_size, device=args.device, cache=not args.no_cache,
+                                progress=not args.quiet)
+    started = time.perf_counter()
+    run_: dict[str, dict[str, float]] = {}
+    indexed: int | None = None
+    for bench in benchmarks:
+        pool = pools[bench.name]
+        if indexed != id(pool):
+            retriever.index(pool)
+            indexed = id(pool)
+        run_.update(retrieve_queries(retriever, bench.queries, k=args.k, use_instruction=not args.no_instruction,
+                                     progress=not args.quiet))
+    out = write_run(run_, args.out, tag=args.tag or args.retriever.replace(":", "_"))
+    meta = {
+        "retriever": retriever.settings(),
+        "benchmarks": {b.name: b.checksum for b in benchmarks + extra},
+        "pool": args.pool,
+        "k": args.k,
+        "instruction": not args.no_instruction,
+        "queries": len(run_),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    stats = getattr(retriever, "stats", None)
+    if stats is not None:
+        meta["embedding_cache"] = stats.as_dict()
+    Path(str(out) + ".json").write_text(json.dumps(meta, indent=1, default=str), encoding="utf-8")
+    print(f"wrote {len(run_)} queries to {out}", file=sys.stderr)
+    return 0

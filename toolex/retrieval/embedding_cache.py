@@ -1,0 +1,191 @@
+"""An on-disk embedding cache keyed by model settings and text hash.
+
+Layout: ``<root>/<model slug>-<settings hash>/settings.json`` and ``shard-<hash>.emb`` files. A shard holds the
+SHA-256 digests of its texts and their float32 vectors, behind a header with the payload's own SHA-256. Shards
+are written to a temporary file and renamed into place (atomic), so a reader sees a whole shard or none; a shard
+whose magic, header, length or checksum does not match is deleted and its texts are encoded again. Every call to
+:meth:`EmbeddingCache.put` adds one shard (only new texts); many shards are compacted into one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import struct
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MAGIC = b"TXEMB001"
+DIGEST = 32
+
+
+@dataclass
+class CacheStats:
+    """Counters since the cache was opened: texts found, texts missing, texts encoded, corrupt shards dropped."""
+
+    hits: int = 0
+    misses: int = 0
+    encoded: int = 0
+    corrupt: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def text_digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def settings_key(settings: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[-60:] or "model"
+
+
+def write_shard(path: Path, digests: Sequence[bytes], vectors: np.ndarray) -> None:
+    """Write one shard atomically (temporary file in the same folder, fsync, rename)."""
+    vectors = np.ascontiguousarray(vectors, dtype="<f4")
+    payload = b"".join(digests) + vectors.tobytes()
+    header = json.dumps({"n": len(digests), "dim": int(vectors.shape[1]) if vectors.ndim == 2 else 0,
+                         "sha256": hashlib.sha256(payload).hexdigest()}).encode()
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".emb", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(MAGIC + struct.pack("<I", len(header)) + header + payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_shard(path: Path) -> tuple[list[bytes], np.ndarray]:
+    """Digests and vectors of a shard; ``ValueError`` when it is truncated or corrupt."""
+    data = path.read_bytes()
+    if len(data) < len(MAGIC) + 4 or not data.startswith(MAGIC):
+        raise ValueError("bad magic")
+    (size,) = struct.unpack("<I", data[len(MAGIC):len(MAGIC) + 4])
+    start = len(MAGIC) + 4 + size
+    try:
+        header = json.loads(data[len(MAGIC) + 4:start])
+        n, dim, checksum = int(header["n"]), int(header["dim"]), str(header["sha256"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"bad header ({exc})") from None
+    payload = data[start:]
+    if len(payload) != n * DIGEST + n * dim * 4:
+        raise ValueError("truncated")
+    if hashlib.sha256(payload).hexdigest() != checksum:
+        raise ValueError("checksum mismatch")
+    digests = [payload[i * DIGEST:(i + 1) * DIGEST] for i in range(n)]
+    vectors = np.frombuffer(payload, dtype="<f4", offset=n * DIGEST).reshape(n, dim).astype(np.float32)
+    return digests, vectors
+
+
+class EmbeddingCache:
+    """Vectors of one encoder configuration, by text."""
+
+    def __init__(self, settings: dict[str, Any], root: str | Path | None = None, compact_after: int = 32) -> None:
+        if root is None:
+            from toolex import paths
+
+            root = paths.cache_dir() / "embeddings"
+        self.settings = dict(settings)
+        self.folder = Path(root) / f"{_slug(str(settings.get('model', 'model')))}-{settings_key(self.settings)}"
+        self.compact_after = compact_after
+        self.stats = CacheStats()
+        self._vectors: dict[bytes, np.ndarray] | None = None
+
+    def _load(self) -> dict[bytes, np.ndarray]:
+        if self._vectors is not None:
+            return self._vectors
+        self._vectors = {}
+        for shard in sorted(self.folder.glob("shard-*.emb")):
+            try:
+                digests, vectors = read_shard(shard)
+            except (OSError, ValueError):
+                self.stats.corrupt += 1
+                shard.unlink(missing_ok=True)
+                continue
+            self._vectors.update(zip(digests, vectors))
+        return self._vectors
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def get(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        """The cached vector of each text, or None; counts hits and misses."""
+        store = self._load()
+        found = [store.get(text_digest(t)) for t in texts]
+        hits = sum(v is not None for v in found)
+        self.stats.hits += hits
+        self.stats.misses += len(texts) - hits
+        return found
+
+    def put(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Store vectors of new texts as one new shard."""
+        store = self._load()
+        fresh = {}
+        for text, vector in zip(texts, vectors):
+            digest = text_digest(text)
+            if digest not in store:
+                fresh[digest] = vector
+        if not fresh:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        settings_file = self.folder / "settings.json"
+        if not settings_file.exists():
+            settings_file.write_text(json.dumps(self.settings, indent=1, sort_keys=True, default=str))
+        digests = list(fresh)
+        matrix = np.stack([fresh[d] for d in digests])
+        name = hashlib.sha256(b"".join(digests)).hexdigest()[:24]
+        write_shard(self.folder / f"shard-{name}.emb", digests, matrix)
+        store.update(fresh)
+        if len(list(self.folder.glob("shard-*.emb"))) > self.compact_after:
+            self.compact()
+
+    def compact(self) -> None:
+        """Merge every shard into one (written before the old ones are removed)."""
+        store = self._load()
+        old = sorted(self.folder.glob("shard-*.emb"))
+        if len(old) <= 1 or not store:
+            return
+        digests = sorted(store)
+        name = hashlib.sha256(b"".join(digests)).hexdigest()[:24]
+        target = self.folder / f"shard-{name}.emb"
+        write_shard(target, digests, np.stack([store[d] for d in digests]))
+        for shard in old:
+            if shard != target:
+                shard.unlink(missing_ok=True)
+
+    def embed(self, texts: Sequence[str], encode: Callable[[list[str]], np.ndarray], batch_size: int = 512,
+              progress: bool = False, desc: str = "encode") -> np.ndarray:
+        """Vectors of ``texts``: cached ones read, the others encoded (each distinct text once) and stored."""
+        found = self.get(texts)
+        missing = list(dict.fromkeys(t for t, v in zip(texts, found) if v is None))
+        computed: dict[str, np.ndarray] = {}
+        if missing:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(missing), desc=desc, disable=not progress, unit="text")
+            for start in range(0, len(missing), batch_size):
+                chunk = missing[start:start + batch_size]
+                vectors = np.asarray(encode(chunk), dtype=np.float32)
+                self.stats.encoded += len(chunk)
+                self.put(chunk, vectors)
+                computed.update(zip(chunk, vectors))
+                bar.update(len(chunk))
+            bar.close()
+        rows = [v if v is not None else computed[t] for t, v in zip(texts, found)]
+        if not rows:
+            return np.zeros((0, 0), np.float32)
+        return np.stack(rows).astype(np.float32)
