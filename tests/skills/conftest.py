@@ -1,0 +1,31 @@
+"""Shared fixtures of the skill tests: the real skill corpus and isolated artifact and cache folders."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolex import paths
+
+
+@pytest.fixture(scope="session")
+def corpus_path():
+    path = paths.data_dir() / "skills" / "agent_skills.jsonl.gz"
+    if not path.exists():
+        pytest.fail(f"skill corpus not found at {path}; set TOOLEX_DATA")
+    return path
+
+
+@pytest.fixture(scope="session")
+def skills(corpus_path):
+    from toolex.skills import load_skills
+
+    return load_skills(corpus_path)
+
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch):
+    """Artifacts and LLM cache in a temporary folder; no LLM endpoint configured."""
+    monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "artifacts"))
+    for var in ("TOOLEX_LLM_BASE_URL", "TOOLEX_LLM_OFFLINE", "TOOLEX_LLM_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    return tmp_path

@@ -1,0 +1,52 @@
+"""The skill extension: SkillRet-style benchmarks over agent skills, SkillEq, Table 3 and Figure 5.
+
+* :func:`load_skills` reads a skill corpus (JSON lines or a folder of ``SKILL.md`` files) as tools;
+* :func:`ensure_skill_benchmark` builds (or reads back) a one-to-one benchmark whose queries are written for
+  seed skill sets by an LLM or by the offline template;
+* :func:`ensure_skilleq` runs ToolEX on it (same stages, judges and artifacts as for tools);
+* :func:`table3` scores BM25 and MiniLM one-to-one vs SkillEq beside the paper's rows;
+* :func:`tool_vs_skill_lengths` and :func:`figure5` draw the documentation-length figure.
+"""
+
+from toolex.skills.artifacts import (
+    GENERATORS,
+    SkillSettings,
+    benchmark_folder,
+    ensure_skill_benchmark,
+    ensure_skilleq,
+    make_generator,
+    skills_dir,
+)
+from toolex.skills.build import BuildReport, SkillQuery, build_queries
+from toolex.skills.lengths import TOKENIZERS, figure5, length_summary, token_lengths, tool_vs_skill_lengths
+from toolex.skills.loader import load_skills, repository_of, skill_tool
+from toolex.skills.results import paper_rows, table3, wide
+from toolex.skills.seeds import Seed, SeedSampler
+from toolex.skills.text import leaked_names
+
+__all__ = [
+    "GENERATORS",
+    "TOKENIZERS",
+    "BuildReport",
+    "Seed",
+    "SeedSampler",
+    "SkillQuery",
+    "SkillSettings",
+    "benchmark_folder",
+    "build_queries",
+    "ensure_skill_benchmark",
+    "ensure_skilleq",
+    "figure5",
+    "leaked_names",
+    "length_summary",
+    "load_skills",
+    "make_generator",
+    "paper_rows",
+    "repository_of",
+    "skill_tool",
+    "skills_dir",
+    "table3",
+    "token_lengths",
+    "tool_vs_skill_lengths",
+    "wide",
+]

@@ -1,0 +1,181 @@
+"""The skill benchmark and SkillEq as cached artifacts: computed when missing, reused when present.
+
+Layout under :func:`skills_dir` (``<artifacts>/skills``)::
+
+    <setting>-<generator>/benchmark/{queries.jsonl, pool_ids.txt, manifest.json}
+    <setting>-<generator>/skilleq-<judge>/{subqueries.jsonl, verified.jsonl, query_combo_verified.jsonl,
+                                           annotations.jsonl, manifest.json}
+
+``setting`` is ``full`` or ``smoke``; ``generator`` is ``offline-template`` or ``llm-<model>``. A benchmark
+folder is reused when its manifest's ``key`` (corpus checksum, settings, generator and prompt) matches; the
+ToolEX folder is resumed by the annotation pipeline's own stage fingerprints.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from toolex import __version__
+from toolex.data.records import Benchmark, Tool
+from toolex.errors import InputError
+from toolex.skills.build import Generator, build_queries
+from toolex.skills.loader import corpus_checksum, default_corpus, load_skills
+from toolex.skills.pool import sample_pool
+from toolex.skills.store import read_benchmark, read_manifest, write_benchmark
+
+GENERATORS = ("auto", "offline", "local", "api")
+
+
+@dataclass(frozen=True)
+class SkillSettings:
+    """Sizes of a skill benchmark: ``pool_size`` skills (None: the whole corpus), ``n_queries`` kept queries,
+    seed-set size shares ``sizes`` (one, two, three skills) and the random ``seed``."""
+
+    n_queries: int = 400
+    pool_size: int | None = 4000
+    seed: int = 0
+    sizes: tuple[float, float, float] = (0.5, 0.35, 0.15)
+    smoke: bool = False
+
+    @classmethod
+    def for_smoke(cls, **changes: Any) -> SkillSettings:
+        """The CI setting: 300 skills, 16 queries (well under a minute end to end)."""
+        return replace(cls(n_queries=16, pool_size=300, smoke=True), **changes)
+
+    @property
+    def label(self) -> str:
+        return "smoke" if self.smoke else "full"
+
+
+def skills_dir() -> Path:
+    from toolex.paths import artifacts_dir
+
+    return artifacts_dir() / "skills"
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()
+
+
+def make_generator(kind: str = "offline", progress: bool = True) -> Generator:
+    """``offline`` (template), ``local`` (the local LLM server) or ``api`` (``TOOLEX_LLM_*`` settings)."""
+    if kind == "offline":
+        from toolex.skills.template import TemplateGenerator
+
+        return TemplateGenerator()
+    if kind in ("local", "api"):
+        from toolex.llm import LLMSettings
+        from toolex.skills.llm_writer import LLMGenerator
+
+        settings = LLMSettings.local() if kind == "local" else LLMSettings.from_env()
+        return LLMGenerator(settings, progress=progress)
+    raise InputError(None, f"unknown generator {kind!r}; choose one of {', '.join(GENERATORS)}")
+
+
+def llm_available() -> str | None:
+    """``api`` when ``TOOLEX_LLM_BASE_URL`` is set, ``local`` when the local server answers, else None."""
+    if os.environ.get("TOOLEX_LLM_BASE_URL"):
+        return "api"
+    try:
+        from toolex.llm.local import models_endpoint
+
+        return "local" if models_endpoint(timeout=1.0) else None
+    except Exception:  # noqa: BLE001 - an absent or broken local server means "no LLM"
+        return None
+
+
+def _key(checksum: str, settings: SkillSettings, generator: dict[str, Any]) -> str:
+    stable = {k: v for k, v in generator.items() if k != "usage"}
+    blob = json.dumps([checksum, asdict(settings), stable], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _existing_llm_folder(settings: SkillSettings, checksum: str) -> Path | None:
+    """A complete LLM-written benchmark of these settings and this corpus, if one was built before."""
+    for manifest_path in sorted(skills_dir().glob(f"{settings.label}-llm-*/benchmark/manifest.json")):
+        manifest = read_manifest(manifest_path.parent)
+        if manifest.get("corpus", {}).get("checksum") == checksum and manifest.get("settings") == json.loads(
+                json.dumps(asdict(settings))):
+            return manifest_path.parent
+    return None
+
+
+def ensure_skill_benchmark(settings: SkillSettings | None = None, generator: str | Generator = "auto",
+                           corpus: str | Path | None = None, skills: dict[str, Tool] | None = None,
+                           rebuild: bool = False, progress: bool = True) -> Benchmark:
+    """The SkillRet-style one-to-one benchmark of ``settings``, built when missing, read back when present.
+
+    ``generator="auto"`` reuses an LLM-written benchmark of the same settings when there is one, else writes
+    with the configured LLM (``TOOLEX_LLM_BASE_URL``, or the local server when it answers), else with the
+    offline template. ``skills``: the loaded corpus, to avoid reading it twice.
+    """
+    settings = settings or SkillSettings()
+    corpus_path = Path(corpus) if corpus is not None else default_corpus()
+    checksum = corpus_checksum(corpus_path)
+    if isinstance(generator, str):
+        kind = generator
+        if kind == "auto":
+            found = None if rebuild else _existing_llm_folder(settings, checksum)
+            if found is not None:
+                return read_benchmark(found, skills)
+            kind = llm_available() or "offline"
+        gen = make_generator(kind, progress=progress)
+    else:
+        gen = generator
+    described = gen.describe()
+    key = _key(checksum, settings, described)
+    folder = skills_dir() / f"{settings.label}-{slug(gen.name)}" / "benchmark"
+    if not rebuild and read_manifest(folder).get("key") == key:
+        return read_benchmark(folder, skills)
+    skills = skills if skills is not None else load_skills(corpus_path)
+    pool = sample_pool(skills, settings.pool_size, settings.seed)
+    report = build_queries(pool, gen, settings.n_queries, seed=settings.seed, sizes=settings.sizes)
+    manifest = {
+        "key": key,
+        "toolex_version": __version__,
+        "name": "skillret-style",
+        "corpus": {"path": str(corpus_path), "checksum": checksum, "skills": len(skills)},
+        "pool": {"skills": len(pool), "size": settings.pool_size, "seed": settings.seed,
+                 "method": "uniform sample of the corpus (toolex.skills.pool.sample_pool)"},
+        "settings": asdict(settings),
+        "generator": {**described, "usage": getattr(gen, "usage", dict)()},
+        "seed_sampling": "toolex.skills.seeds: one to three skills; partners from the anchor's repository "
+                         "(closest by description words), else the closest of the pool",
+        "filters": "toolex.skills.build: generation failures, fewer than 5 words, leaked seed-skill names "
+                   "(case-insensitive; '-', '_', space or nothing between words), duplicates",
+        "counts": report.counts(),
+        "rejected_examples": report.examples,
+    }
+    write_benchmark(folder, report.queries, pool, manifest)
+    return read_benchmark(folder, skills)
+
+
+def benchmark_folder(benchmark: Benchmark) -> Path:
+    """The artifact folder (``<setting>-<generator>``) a benchmark was read from."""
+    return Path(benchmark.sources[0]).parent.parent
+
+
+def ensure_skilleq(benchmark: Benchmark, judge: str = "offline", retriever: Any = None,
+                   config: Any = None, out_dir: str | Path | None = None, progress: bool = True) -> Path:
+    """Run ToolEX (same stages, judges and artifacts as for tools) on a skill benchmark; returns its folder.
+
+    ``retriever``: a dense retriever shared by the candidate search and the offline judge (MiniLM default).
+    """
+    from toolex.annotate.judges import build_judge
+    from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+
+    config = config or AnnotateConfig()
+    if retriever is None:
+        from toolex.retrieval import build_retriever
+
+        retriever = build_retriever(config.retriever, progress=progress)
+    judge_obj = build_judge(judge, embedder=retriever if judge == "offline" else None, progress=progress)
+    folder = Path(out_dir) if out_dir is not None else benchmark_folder(benchmark) / f"skilleq-{slug(judge)}"
+    ToolEX([benchmark], judge_obj, folder, config, retriever=retriever, progress=progress).run()
+    return folder

@@ -1,0 +1,121 @@
+"""Figure 5: documentation lengths of tools and skills, in tokens, on a log scale.
+
+Tokenizers (:data:`TOKENIZERS`): ``minilm`` counts WordPiece tokens of the all-MiniLM-L6-v2 tokenizer
+(``bert-base-uncased`` vocabulary, no special tokens, no truncation: the full length, not what the encoder
+keeps); ``regex`` counts words and punctuation marks (``\\w+|[^\\w\\s]``), with no model needed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+TOKENIZERS = {
+    "minilm": "WordPiece tokens of the all-MiniLM-L6-v2 tokenizer (bert-base-uncased vocabulary, untruncated)",
+    "regex": r"regex tokens (\w+|[^\w\s]): words and punctuation marks",
+}
+_REGEX = re.compile(r"\w+|[^\w\s]")
+
+
+def token_lengths(texts: Iterable[str], tokenizer: str = "minilm", batch_size: int = 256) -> np.ndarray:
+    """The length in tokens of each text (see :data:`TOKENIZERS`)."""
+    texts = list(texts)
+    if tokenizer == "regex":
+        return np.array([len(_REGEX.findall(t)) for t in texts], dtype=np.int64)
+    if tokenizer != "minilm":
+        raise ValueError(f"unknown tokenizer {tokenizer!r}; choose one of {', '.join(TOKENIZERS)}")
+    from tokenizers import Tokenizer
+
+    from toolex.retrieval.encoders import minilm_path
+
+    tok = Tokenizer.from_file(str(minilm_path() / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    out: list[int] = []
+    for start in range(0, len(texts), batch_size):
+        encoded = tok.encode_batch(texts[start:start + batch_size], add_special_tokens=False)
+        out.extend(len(e.ids) for e in encoded)
+    return np.array(out, dtype=np.int64)
+
+
+def length_table(groups: Mapping[str, Sequence[str]], tokenizer: str = "minilm") -> pd.DataFrame:
+    """One row per document: ``group``, ``tokens`` (e.g. groups ``tools`` and ``skills``)."""
+    frames = [pd.DataFrame({"group": name, "tokens": token_lengths(texts, tokenizer)})
+              for name, texts in groups.items()]
+    return pd.concat(frames, ignore_index=True)
+
+
+def length_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Count, mean, median, 90th percentile and maximum of the lengths per group."""
+    grouped = table.groupby("group", sort=False)["tokens"]
+    return pd.DataFrame({"documents": grouped.size(), "mean": grouped.mean().round(1),
+                         "median": grouped.median(), "p90": grouped.quantile(0.9).round(0),
+                         "max": grouped.max()})
+
+
+def figure5(table: pd.DataFrame, tokenizer: str, data_note: str, out_dir: str | Path | None = None,
+            stem: str = "figure5_doc_lengths") -> dict[str, Any]:
+    """Histogram (log-spaced bins, log x axis) of each group's lengths; saved as PNG and PDF.
+
+    The footer names ``data_note`` (which tools and skills) and the tokenizer. Returns the figure and paths.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from toolex.paths import figures_dir
+
+    out = Path(out_dir) if out_dir is not None else figures_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    positive = table[table["tokens"] > 0]
+    top = max(int(positive["tokens"].max()), 10)
+    bins = np.logspace(0, np.log10(top) + 0.05, 50)
+    fig, ax = plt.subplots(figsize=(7.0, 3.8))
+    for group, part in positive.groupby("group", sort=False):
+        median = float(part["tokens"].median())
+        ax.hist(part["tokens"], bins=bins, alpha=0.55, weights=np.full(len(part), 1 / len(part)),
+                label=f"{group} (n={len(part):,}, median {median:,.0f})")
+        ax.axvline(median, linestyle="--", linewidth=1, color=ax.patches[-1].get_facecolor()[:3])
+    ax.set_xscale("log")
+    ax.set_xlabel("documentation length (tokens, log scale)")
+    ax.set_ylabel("share of documents")
+    ax.legend(frameon=False)
+    ax.set_title("Documentation length: tools vs skills")
+    fig.text(0.01, 0.01, f"{data_note}\ntokenizer: {TOKENIZERS.get(tokenizer, tokenizer)}", fontsize=6.5,
+             color="0.35", va="bottom")
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    paths = {}
+    for suffix in ("png", "pdf"):
+        path = out / f"{stem}.{suffix}"
+        fig.savefig(path, dpi=200 if suffix == "png" else None)
+        paths[suffix] = path
+    return {"figure": fig, "paths": paths}
+
+
+def tool_vs_skill_lengths(skills: Mapping[str, Any], tokenizer: str = "minilm", tools: Mapping[str, Any] | None = None,
+                          limit: int | None = None, seed: int = 0) -> tuple[pd.DataFrame, str]:
+    """Length table of ToolRet snapshot tools (``tools``, default: ``load_benchmark("toolret")``) and skills.
+
+    ``limit`` samples at most that many documents of each group (the smoke setting). Returns the table and
+    the data note for the footer.
+    """
+    import random
+
+    if tools is None:
+        from toolex.data import load_benchmark
+
+        tools = load_benchmark("toolret").tools
+    groups = {"tools": [t.text for t in tools.values()], "skills": [s.text for s in skills.values()]}
+    if limit is not None:
+        rng = random.Random(seed)
+        groups = {k: (rng.sample(v, limit) if len(v) > limit else v) for k, v in groups.items()}
+    note = (f"data: {len(groups['tools']):,} tools of the ToolRet snapshot (tool .text: documentation as JSON); "
+            f"{len(groups['skills']):,} agent skills (name + description + SKILL.md body)"
+            + (f"; sample of {limit:,} per group" if limit is not None else ""))
+    return length_table(groups, tokenizer), note

@@ -1,0 +1,73 @@
+"""Table 3 for skills: retrievers scored one-to-one (SkillRet-style C*) and against SkillEq, beside the
+paper's reported rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from toolex.data.records import Benchmark
+from toolex.io.annotations import read_annotations
+from toolex.metrics import evaluate
+
+RETRIEVERS = ("bm25", "dense:minilm")
+METRICS = ("ndcg", "recall", "comp")
+#: Display names of our retrievers, matching the paper's row names where the model is the same.
+DISPLAY = {"bm25": "BM25 (bm25s)", "dense:minilm": "all-MiniLM-L6-v2"}
+PAPER_LABEL = "reported by the paper (SkillRet / SkillEq)"
+
+
+def score_retriever(benchmark: Benchmark, annotations: Sequence[Any], retriever: Any, k: int = 10) -> dict[str, Any]:
+    """One retriever's summary (``one_to_one`` and ``tooleq`` means) on the skill pool."""
+    from toolex.retrieval import retrieve_queries
+
+    retriever.index(benchmark.tools)
+    run = retrieve_queries(retriever, benchmark.queries, k=max(k, 100))
+    return evaluate(run, annotations, k=k).summary()
+
+
+def table3(benchmark: Benchmark, skilleq: str | Path, retrievers: Sequence[str | Any] = RETRIEVERS,
+           k: int = 10, with_paper: bool = True, label: str | None = None) -> pd.DataFrame:
+    """Rows ``model, metric, skillret, skilleq, delta, source`` (percent): ours first, then the paper's.
+
+    ``skilleq``: the ToolEX folder of the benchmark (its ``annotations.jsonl``); ``retrievers``: specs or
+    built retrievers.
+    """
+    from toolex.retrieval import build_retriever
+
+    annotations = read_annotations(Path(skilleq) / "annotations.jsonl")
+    generator = benchmark.meta.get("generator", {}).get("generator", "?")
+    source = label or (f"ours: {len(benchmark)} SkillRet-style queries ({generator}), "
+                       f"{len(benchmark.tools)} skills")
+    rows = []
+    for spec in retrievers:
+        retriever = build_retriever(spec) if isinstance(spec, str) else spec
+        summary = score_retriever(benchmark, annotations, retriever, k)
+        name = DISPLAY.get(str(spec), getattr(retriever, "name", str(spec)))
+        for m in METRICS:
+            one, eq = 100 * summary["one_to_one"][m], 100 * summary["tooleq"][m]
+            rows.append({"model": name, "metric": f"{m}@{k}", "skillret": one, "skilleq": eq,
+                         "delta": eq - one, "source": source})
+    frame = pd.DataFrame(rows)
+    if with_paper:
+        frame = pd.concat([frame, paper_rows()], ignore_index=True)
+    return frame
+
+
+def paper_rows() -> pd.DataFrame:
+    """The paper's Table 3 (SkillRet, 4,997 queries over 17,810 skills), labelled as reported."""
+    from toolex.paper import load_table3
+
+    paper = load_table3().copy()
+    paper["delta"] = paper["skilleq"] - paper["skillret"]
+    paper["source"] = PAPER_LABEL
+    return paper[["model", "metric", "skillret", "skilleq", "delta", "source"]]
+
+
+def wide(frame: pd.DataFrame, metric: str = "ndcg@10") -> pd.DataFrame:
+    """One row per model for one metric (``skillret``, ``skilleq``, ``delta``), ours and the paper's."""
+    part = frame[frame["metric"] == metric]
+    return part.set_index(["source", "model"])[["skillret", "skilleq", "delta"]].round(1)

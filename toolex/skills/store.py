@@ -1,0 +1,84 @@
+"""Writing and reading a built skill benchmark: ``queries.jsonl``, ``pool_ids.txt`` and ``manifest.json``.
+
+The folder holds no skill text: the pool is a list of skill ids of the corpus named (with its checksum) in
+the manifest, and the tools are read back from that corpus.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from toolex.annotate.artifacts import write_json, write_jsonl
+from toolex.data.checksum import files_checksum
+from toolex.data.readers import iter_jsonl
+from toolex.data.records import Benchmark, Query, Tool
+from toolex.errors import InputError
+from toolex.skills.build import SkillQuery
+
+QUERIES = "queries.jsonl"
+POOL = "pool_ids.txt"
+MANIFEST = "manifest.json"
+BENCHMARK_NAME = "skillret-style"
+
+
+def write_benchmark(folder: str | Path, queries: list[SkillQuery], pool: Mapping[str, Tool],
+                    manifest: dict[str, Any]) -> Path:
+    """Write the three files of a benchmark (the manifest last, so it marks a complete folder)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_jsonl(folder / QUERIES, (q.to_json() for q in queries))
+    tmp = folder / (POOL + ".tmp")
+    tmp.write_text("".join(f"{i}\n" for i in pool), encoding="utf-8")
+    tmp.replace(folder / POOL)
+    write_json(folder / MANIFEST, manifest)
+    return folder
+
+
+def read_manifest(folder: str | Path) -> dict[str, Any]:
+    """The manifest of a benchmark folder (empty when there is none)."""
+    path = Path(folder) / MANIFEST
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def read_queries(folder: str | Path) -> list[SkillQuery]:
+    """The written queries of a benchmark folder."""
+    path = Path(folder) / QUERIES
+    out = []
+    for i, record in enumerate(iter_jsonl(path), 1):
+        try:
+            out.append(SkillQuery(str(record["id"]), str(record["query"]), tuple(record["reference"]),
+                                  str(record.get("strategy", "")), str(record.get("generator", ""))))
+        except KeyError as exc:
+            raise InputError(path, f"missing field {exc.args[0]!r}", record=f"line {i}") from None
+    return out
+
+
+def read_benchmark(folder: str | Path, skills: Mapping[str, Tool] | None = None) -> Benchmark:
+    """The benchmark of a folder; ``skills`` is the corpus (read from the manifest's corpus path by default).
+
+    Every C* id and pool id must resolve to a skill of the corpus.
+    """
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    if skills is None:
+        from toolex.skills.loader import load_skills
+
+        skills = load_skills(manifest.get("corpus", {}).get("path"))
+    pool_path = folder / POOL
+    ids = [line.strip() for line in pool_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    missing = [i for i in ids if i not in skills]
+    if missing:
+        raise InputError(pool_path, f"{len(missing)} pool ids are not in the corpus (first: {missing[0]!r})")
+    pool = {i: skills[i] for i in ids}
+    queries: list[Query] = []
+    for q in read_queries(folder):
+        unknown = [t for t in q.skills if t not in pool]
+        if unknown:
+            raise InputError(folder / QUERIES, f"C* skill {unknown[0]!r} is not in the pool", record=q.id)
+        queries.append(q.to_query())
+    return Benchmark(name=BENCHMARK_NAME, queries=queries, tools=pool,
+                     checksum=files_checksum([folder / QUERIES, pool_path]),
+                     sources=(str(folder / QUERIES),), meta=manifest)
