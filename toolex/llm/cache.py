@@ -1,0 +1,114 @@
+"""On-disk cache of LLM responses: append-only JSONL, one file per stage, fsync'd per record.
+
+Each response is written the moment it arrives, so a run killed mid-way and started again repeats no
+finished call. A torn last line (the process died while writing it) is skipped on load, and the next
+append starts on a fresh line. The key is a sha256 over the model, the messages and every sampling
+parameter (schema included) -- never the API key or the endpoint address.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from toolex.errors import ToolexError
+from toolex.paths import cache_dir
+
+
+class OfflineCacheMiss(ToolexError, LookupError):
+    """Offline mode asked for a response that is not in the cache."""
+
+    def __init__(self, stage: str, key: str, name: str = "") -> None:
+        self.stage, self.key, self.name = stage, key, name
+        label = f" ({name})" if name else ""
+        super().__init__(
+            f"offline LLM cache miss in stage {stage!r}{label}: key {key} is not cached; "
+            "run once online (TOOLEX_LLM_OFFLINE=0) to fill the cache"
+        )
+
+
+def request_key(model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of (model, messages, params)."""
+    blob = json.dumps(
+        {"model": model, "messages": messages, "params": params},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def default_cache_root() -> Path:
+    """``cache_dir()/llm``."""
+    return cache_dir() / "llm"
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+class ResponseCache:
+    """Key -> record store backed by ``<root>/<stage>.jsonl`` files; safe to share between threads."""
+
+    def __init__(self, root: str | Path | None = None) -> None:
+        self.root = Path(root) if root is not None else default_cache_root()
+        self._lock = threading.Lock()
+        self._index: dict[str, dict[str, Any]] | None = None
+        self.skipped_lines = 0
+
+    def path_for(self, stage: str) -> Path:
+        return self.root / f"{_SAFE.sub('_', stage) or 'default'}.jsonl"
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._index is None:
+            index: dict[str, dict[str, Any]] = {}
+            for path in sorted(self.root.glob("*.jsonl")) if self.root.is_dir() else []:
+                with path.open("rb") as fh:
+                    for line in fh:
+                        try:
+                            record = json.loads(line)
+                            index[record["key"]] = record
+                        except (ValueError, KeyError, TypeError):
+                            self.skipped_lines += 1  # torn or foreign line: ignore, never fatal
+            self._index = index
+        return self._index
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored record for ``key``, or None."""
+        with self._lock:
+            return self._load().get(key)
+
+    def __contains__(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._load())
+
+    def put(self, stage: str, key: str, record: dict[str, Any]) -> None:
+        """Append ``record`` under ``key`` to the stage's file and fsync before returning."""
+        record = {"key": key, "stage": stage, "stored_at": time.time(), **record}
+        line = json.dumps(record, ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n"
+        path = self.path_for(stage)
+        with self._lock:
+            index = self._load()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                if _ends_without_newline(fd):
+                    line = b"\n" + line  # a torn line before us: start on a fresh one
+                os.write(fd, line)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            index[key] = record
+
+
+def _ends_without_newline(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"

@@ -1,0 +1,347 @@
+"""JSON-by-schema chat completions over any OpenAI-compatible endpoint, cached and accounted.
+
+Works with OpenAI, DeepSeek, vLLM, the llama.cpp / llama-cpp-python servers and Ollama through the
+``openai`` package. Every answer is parsed and validated strictly against the schema; a malformed or
+truncated answer is retried and then returned as ``LLMResult(ok=False, error=..., raw=...)`` -- never
+read as a "no".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import re
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolex.errors import ToolexError
+from toolex.llm.cache import OfflineCacheMiss, ResponseCache, request_key
+from toolex.llm.ledger import Ledger
+from toolex.llm.schema import SchemaViolation, validate
+from toolex.llm.settings import LLMSettings
+
+Message = dict[str, Any]
+_MODES = ("json_schema", "json_object", "prompt")
+
+
+class LLMConfigError(ToolexError, RuntimeError):
+    """The endpoint refuses every request (bad key, unknown model, wrong URL): stop, do not retry."""
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One request of :meth:`LLMClient.map_json`."""
+
+    messages: list[Message]
+    schema: dict[str, Any]
+    name: str = "answer"
+
+
+@dataclass
+class LLMResult:
+    """Outcome of one request. ``data`` is the validated JSON value when ``ok``; ``raw`` is the text."""
+
+    ok: bool
+    data: Any = None
+    raw: str | None = None
+    error: str | None = None
+    cached: bool = False
+    usage: dict[str, int] = field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0})
+    latency: float = 0.0
+    key: str = ""
+    stage: str = ""
+    name: str = ""
+    finish_reason: str | None = None
+    attempts: int = 0
+
+
+class _Malformed(Exception):
+    pass
+
+
+def parse_json_answer(text: str, finish_reason: str | None, schema: dict[str, Any]) -> Any:
+    """Parse and validate one answer; raise ``_Malformed`` with the reason otherwise."""
+    if finish_reason == "length":
+        raise _Malformed("truncated answer (finish_reason == 'length'); raise max_tokens")
+    body = text.strip()
+    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", body, flags=re.DOTALL)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        value = json.loads(body)
+    except ValueError as exc:
+        raise _Malformed(f"invalid JSON: {exc}") from None
+    try:
+        validate(value, schema)
+    except SchemaViolation as exc:
+        raise _Malformed(f"schema violation: {exc}") from None
+    return value
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """The instruction added to the prompt when the server cannot constrain output by schema."""
+    return (
+        "Answer with a single JSON object and nothing else (no prose, no code fence). "
+        f"It must validate against this JSON schema:\n{json.dumps(schema, sort_keys=True)}"
+    )
+
+
+class LLMClient:
+    """Cached, retried, schema-validated chat completions.
+
+    ``complete_json`` answers one request, ``map_json`` many in parallel (results in input order).
+    """
+
+    def __init__(
+        self,
+        settings: LLMSettings | None = None,
+        cache: ResponseCache | None = None,
+        ledger: Ledger | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        self.settings = settings or LLMSettings.from_env()
+        self.cache = cache if cache is not None else ResponseCache()
+        self.ledger = ledger or Ledger(self.settings.price_prompt, self.settings.price_completion)
+        self._explicit_key = api_key
+        self._client: Any = None
+        self._client_lock = threading.Lock()
+        first = self.settings.response_format
+        self._mode = "json_schema" if first == "auto" else first
+        self._mode_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        s = self.settings
+        return f"LLMClient(base_url={s.base_url!r}, model={s.model!r}, offline={s.offline})"
+
+    # -- plumbing -------------------------------------------------------------------------------------
+    def _openai(self) -> Any:
+        with self._client_lock:
+            if self._client is None:
+                from openai import OpenAI
+
+                key = self._explicit_key or self.settings.api_key() or "no-key"
+                self._client = OpenAI(
+                    base_url=self.settings.base_url, api_key=key, timeout=self.settings.timeout, max_retries=0
+                )
+            return self._client
+
+    @property
+    def mode(self) -> str:
+        """How JSON output is requested right now (``auto`` steps down on a rejected request)."""
+        return self._mode
+
+    def _step_down(self, mode: str) -> bool:
+        if self.settings.response_format != "auto" or mode == "prompt":
+            return False
+        with self._mode_lock:
+            if self._mode == mode:
+                self._mode = _MODES[_MODES.index(mode) + 1]
+        return True
+
+    def key_for(self, messages: list[Message], schema: dict[str, Any], name: str = "answer") -> str:
+        """Cache key of a request: model, messages and every parameter that shapes the answer."""
+        s = self.settings
+        params = {
+            "temperature": s.temperature,
+            "max_tokens": s.max_tokens,
+            "seed": s.seed,
+            "response_format": s.response_format,
+            "schema": schema,
+            "schema_name": name,
+            "extra_body": s.extra_body,
+        }
+        return request_key(s.model, messages, params)
+
+    def _kwargs(
+        self, mode: str, messages: list[Message], schema: dict[str, Any], name: str
+    ) -> dict[str, Any]:
+        s = self.settings
+        kwargs: dict[str, Any] = {
+            "model": s.model,
+            "messages": messages,
+            "temperature": s.temperature,
+            "max_tokens": s.max_tokens,
+        }
+        if s.seed is not None:
+            kwargs["seed"] = s.seed
+        if mode == "json_schema":
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64],
+                    "schema": schema,
+                    "strict": True,
+                },
+            }
+        elif mode == "json_object":
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        else:
+            kwargs["messages"] = [*messages, {"role": "system", "content": schema_instruction(schema)}]
+        if s.extra_body:
+            kwargs["extra_body"] = s.extra_body
+        return kwargs
+
+    def _sleep(self, attempt: int, exc: Exception | None = None) -> None:
+        delay = self.settings.backoff * (2**attempt) * (1 + 0.25 * random.random())
+        headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+        with contextlib.suppress(TypeError, ValueError):
+            delay = max(delay, float(headers.get("retry-after", 0)))
+        time.sleep(min(delay, 60.0))
+
+    # -- public API -----------------------------------------------------------------------------------
+    def complete_json(
+        self, messages: list[Message], schema: dict[str, Any], stage: str, name: str = "answer"
+    ) -> LLMResult:
+        """Ask for one JSON value matching ``schema``; see :class:`LLMResult`.
+
+        Raises :class:`OfflineCacheMiss` in offline mode on a cache miss and :class:`LLMConfigError` when
+        the endpoint refuses the credentials, the model or the URL (401/403/404).
+        """
+        key = self.key_for(messages, schema, name)
+        record = self.cache.get(key)
+        if record is not None:
+            result = LLMResult(
+                ok=record["ok"], data=record.get("data"), raw=record.get("raw"), error=record.get("error"),
+                cached=True, usage=record.get("usage") or {"prompt_tokens": 0, "completion_tokens": 0},
+                latency=0.0, key=key, stage=stage, name=name, finish_reason=record.get("finish_reason"),
+                attempts=0,
+            )  # fmt: skip
+            self.ledger.record_result(stage, result.ok, cached=True, usage=result.usage)
+            return result
+        if self.settings.offline:
+            raise OfflineCacheMiss(stage, key, name)
+        result = self._call(messages, schema, stage, name, key)
+        self.ledger.record_result(stage, result.ok, cached=False)
+        return result
+
+    def _call(
+        self, messages: list[Message], schema: dict[str, Any], stage: str, name: str, key: str
+    ) -> LLMResult:
+        import openai
+
+        s = self.settings
+        transient = malformed = attempts = 0
+        usage = {"prompt_tokens": 0, "completion_tokens": 0}
+        started = time.monotonic()
+        while True:
+            mode = self._mode
+            attempts += 1
+            t0 = time.monotonic()
+            try:
+                response = self._openai().chat.completions.create(
+                    **self._kwargs(mode, messages, schema, name)
+                )
+            except (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError) as exc:
+                error, retry, last_exc = f"{type(exc).__name__}: {exc}", True, exc
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                error, last_exc = f"HTTP {status}: {exc.message}", exc
+                if status in (401, 403, 404):
+                    raise LLMConfigError(
+                        f"{s.base_url} refused the request ({error}); check URL, model and key"
+                    ) from None
+                rejected_format = status in (400, 422) or "response_format" in str(exc.message)
+                if mode != "prompt" and rejected_format and self._step_down(mode):
+                    continue  # llama-cpp-python answers an unknown response_format with HTTP 500
+                retry = status == 429 or status >= 500
+                if not retry:
+                    return LLMResult(ok=False, error=error, raw=_body(exc), key=key, stage=stage, name=name,
+                                     usage=usage, latency=time.monotonic() - started, attempts=attempts)  # fmt: skip
+            else:
+                choice = response.choices[0]
+                raw = choice.message.content or ""
+                finish = choice.finish_reason
+                pt = getattr(response.usage, "prompt_tokens", 0) or 0
+                ct = getattr(response.usage, "completion_tokens", 0) or 0
+                usage = {
+                    "prompt_tokens": usage["prompt_tokens"] + pt,
+                    "completion_tokens": usage["completion_tokens"] + ct,
+                }
+                self.ledger.record_call(stage, pt, ct, time.monotonic() - t0)
+                try:
+                    data = parse_json_answer(raw, finish, schema)
+                except _Malformed as exc:
+                    if malformed < s.malformed_retries:
+                        malformed += 1
+                        self.ledger.record_retry(stage)
+                        continue
+                    return self._store(
+                        stage, key, name, False, None, raw, str(exc), finish, usage, started, attempts
+                    )
+                return self._store(stage, key, name, True, data, raw, None, finish, usage, started, attempts)
+            if retry and transient < s.max_retries:
+                self.ledger.record_retry(stage)
+                self._sleep(transient, last_exc)
+                transient += 1
+                continue
+            # transport failures are not cached: the next run tries again
+            return LLMResult(ok=False, error=f"gave up after {attempts} attempt(s): {error}", key=key, stage=stage,
+                             name=name, usage=usage, latency=time.monotonic() - started, attempts=attempts)  # fmt: skip
+
+    def _store(
+        self, stage: str, key: str, name: str, ok: bool, data: Any, raw: str, error: str | None,
+        finish: str | None, usage: dict[str, int], started: float, attempts: int,
+    ) -> LLMResult:  # fmt: skip
+        latency = time.monotonic() - started
+        record = {
+            "ok": ok, "data": data, "raw": raw, "error": error, "finish_reason": finish, "usage": usage,
+            "name": name, "model": self.settings.model, "latency": round(latency, 4), "mode": self._mode,
+        }  # fmt: skip
+        self.cache.put(stage, key, record)
+        return LLMResult(ok=ok, data=data, raw=raw, error=error, usage=usage, latency=latency, key=key,
+                         stage=stage, name=name, finish_reason=finish, attempts=attempts)  # fmt: skip
+
+    def map_json(
+        self,
+        requests: Sequence[LLMRequest | Mapping[str, Any] | tuple[Any, ...]],
+        stage: str,
+        progress: bool = True,
+        desc: str | None = None,
+    ) -> list[LLMResult]:
+        """Run many requests with at most ``settings.concurrency`` in flight; results in input order.
+
+        Each request is an :class:`LLMRequest`, a mapping with ``messages``/``schema``/``name`` or a tuple
+        ``(messages, schema[, name])``. Every answer is cached as it arrives.
+        """
+        from tqdm.auto import tqdm
+
+        reqs = [_as_request(r) for r in requests]
+        results: list[LLMResult | None] = [None] * len(reqs)
+        bar = tqdm(total=len(reqs), desc=desc or stage, disable=not progress or not reqs, leave=False)
+        pool = ThreadPoolExecutor(max_workers=self.settings.concurrency)
+        try:
+            futures = {
+                pool.submit(self.complete_json, r.messages, r.schema, stage, r.name): i
+                for i, r in enumerate(reqs)
+            }
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                for fut in done:
+                    results[futures[fut]] = fut.result()  # re-raises offline misses and config errors
+                    bar.update(1)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            bar.close()
+        return [r for r in results if r is not None]
+
+
+def _as_request(item: LLMRequest | Mapping[str, Any] | tuple[Any, ...]) -> LLMRequest:
+    if isinstance(item, LLMRequest):
+        return item
+    if isinstance(item, Mapping):
+        return LLMRequest(list(item["messages"]), dict(item["schema"]), item.get("name", "answer"))
+    return LLMRequest(*item)
+
+
+def _body(exc: Any) -> str | None:
+    response = getattr(exc, "response", None)
+    try:
+        return None if response is None else response.text
+    except Exception:  # noqa: BLE001 - the body is best effort
+        return None

@@ -1,0 +1,151 @@
+"""Connection and sampling settings of the LLM endpoint.
+
+The API key is never a field: it is read from the environment (``TOOLEX_LLM_API_KEY``, then
+``OPENAI_API_KEY``) when the HTTP client is built, so it cannot reach a cache key, a manifest, a log or a
+``repr``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolex.errors import ToolexError
+
+KEY_ENV_VARS = ("TOOLEX_LLM_API_KEY", "OPENAI_API_KEY")
+RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "prompt")
+
+LOCAL_MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+LOCAL_HOST = "127.0.0.1"
+LOCAL_DEFAULT_PORT = 8012
+
+
+class SettingsError(ToolexError, ValueError):
+    """An LLM setting is missing or malformed (names the environment variable)."""
+
+
+def local_port() -> int:
+    """Port of the local llama.cpp server (``TOOLEX_LLM_PORT``, default 8012)."""
+    return int(os.environ.get("TOOLEX_LLM_PORT", LOCAL_DEFAULT_PORT))
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """Where to send requests and how to sample.
+
+    ``response_format`` picks how JSON output is requested: ``json_schema`` (OpenAI structured output,
+    vLLM, recent llama.cpp), ``json_object`` (``{"type": "json_object", "schema": ...}``, llama-cpp-python
+    server and DeepSeek), ``prompt`` (schema only in the prompt) or ``auto`` (try ``json_schema`` and step
+    down when the server rejects it). ``price_prompt`` / ``price_completion`` are currency units per one
+    million tokens; when both are set the ledger reports cost.
+    """
+
+    base_url: str = f"http://{LOCAL_HOST}:{LOCAL_DEFAULT_PORT}/v1"
+    model: str = LOCAL_MODEL_ALIAS
+    temperature: float = 0.0
+    max_tokens: int = 256
+    timeout: float = 120.0
+    max_retries: int = 4
+    malformed_retries: int = 1
+    backoff: float = 1.0
+    concurrency: int = 2
+    seed: int | None = 0
+    offline: bool = False
+    response_format: str = "auto"
+    price_prompt: float | None = None
+    price_completion: float | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.response_format not in RESPONSE_FORMATS:
+            raise SettingsError(
+                f"response_format must be one of {RESPONSE_FORMATS}, got {self.response_format!r}"
+            )
+        if self.concurrency < 1 or self.max_retries < 0 or self.malformed_retries < 0:
+            raise SettingsError("concurrency must be >= 1 and retry counts >= 0")
+
+    @classmethod
+    def local(cls, port: int | None = None, **overrides: Any) -> LLMSettings:
+        """Settings for the local llama-cpp-python server started by ``toolex.llm.local up``."""
+        base = dict(
+            base_url=f"http://{LOCAL_HOST}:{port or local_port()}/v1",
+            model=LOCAL_MODEL_ALIAS,
+            response_format="json_object",
+            concurrency=2,
+            seed=0,
+            timeout=300.0,
+        )
+        base.update(overrides)
+        return cls(**base)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> LLMSettings:
+        """Settings from ``TOOLEX_LLM_*`` variables; without ``TOOLEX_LLM_BASE_URL`` the local preset."""
+        env = os.environ
+        values: dict[str, Any] = {}
+        for name, kind in _ENV_FIELDS.items():
+            var = f"TOOLEX_LLM_{name.upper()}"
+            raw = env.get(var)
+            if raw is None or raw == "":
+                continue
+            try:
+                values[name] = _parse(raw, kind)
+            except ValueError as exc:
+                raise SettingsError(f"{var}={raw!r}: {exc}") from None
+        values.update(overrides)
+        if "base_url" not in values:
+            return cls.local(**values)
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> LLMSettings:
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def api_key(self) -> str | None:
+        """The key from the environment, or None (never stored on the settings)."""
+        for var in KEY_ENV_VARS:
+            if os.environ.get(var):
+                return os.environ[var]
+        return None
+
+    def public_dict(self) -> dict[str, Any]:
+        """Everything needed to describe a run in a manifest (the key is not a field, so never here)."""
+        out = dataclasses.asdict(self)
+        out["api_key_set"] = self.api_key() is not None
+        return out
+
+
+_ENV_FIELDS: dict[str, str] = {
+    "base_url": "str",
+    "model": "str",
+    "temperature": "float",
+    "max_tokens": "int",
+    "timeout": "float",
+    "max_retries": "int",
+    "malformed_retries": "int",
+    "backoff": "float",
+    "concurrency": "int",
+    "seed": "optint",
+    "offline": "bool",
+    "response_format": "str",
+    "price_prompt": "float",
+    "price_completion": "float",
+}
+
+
+def _parse(raw: str, kind: str) -> Any:
+    if kind == "int":
+        return int(raw)
+    if kind == "float":
+        return float(raw)
+    if kind == "optint":
+        return None if raw.lower() in ("none", "null", "") else int(raw)
+    if kind == "bool":
+        if raw.lower() in ("1", "true", "yes", "on"):
+            return True
+        if raw.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError("expected a boolean (1/0, true/false)")
+    return raw
