@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from tests.requirements import skip_unless_required
 from toolex.annotate.artifacts import (
     ANNOTATIONS,
     COMBINATIONS,
@@ -40,10 +41,7 @@ def local_llm():
     from toolex.llm import local
 
     if local.models_endpoint() is None:
-        message = "local LLM server not answering (make llm-up)"
-        if os.environ.get("TOOLEX_REQUIRE_LLM") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+        skip_unless_required("local LLM server not answering (make llm-up)", "TOOLEX_REQUIRE_LLM")
     return LLMSettings.local()
 
 

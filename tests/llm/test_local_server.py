@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from tests.requirements import skip_unless_required
 from toolex.llm import LLMClient, LLMRequest, LLMSettings, ResponseCache, validate
 from toolex.llm import local as local_llm
 
@@ -23,7 +24,8 @@ SYSTEM = (
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> LLMClient:
     if local_llm.models_endpoint() is None:
-        pytest.skip(f"local LLM server not answering at {local_llm.base_url()} (run `make llm-up`)")
+        skip_unless_required(f"local LLM server not answering at {local_llm.base_url()} (run `make llm-up`)",
+                             "TOOLEX_REQUIRE_LLM")
     root = tmp_path_factory.mktemp("llm-cache")
     return LLMClient(LLMSettings.local(max_tokens=96), cache=ResponseCache(root))
 
