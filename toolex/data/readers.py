@@ -47,6 +47,12 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
 
 def iter_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
     """Records of a JSON-lines file (gzip when the name ends in ``.gz``); blank lines are skipped."""
+    for _, record in iter_jsonl_numbered(path):
+        yield record
+
+
+def iter_jsonl_numbered(path: str | Path, what: str = "file") -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) of a JSON-lines file, for errors that point at the line."""
     path = Path(path)
     opener = gzip.open if path.name.endswith(".gz") else open
     try:
@@ -60,9 +66,9 @@ def iter_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
                     raise InputError(path, f"unreadable JSON ({exc.msg})", record=f"line {lineno}") from None
                 if not isinstance(record, dict):
                     raise InputError(path, "expected a JSON object", record=f"line {lineno}")
-                yield record
+                yield lineno, record
     except FileNotFoundError:
-        raise InputError(path, "file not found") from None
+        raise InputError(path, f"{what} not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, f"unreadable ({exc})") from None
 

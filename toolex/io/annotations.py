@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolex.data.readers import open_text
+from toolex.data.readers import iter_jsonl_numbered
 from toolex.data.records import Benchmark
 from toolex.errors import InputError
 
@@ -85,21 +85,12 @@ def read_annotations(path: str | Path, pool: Collection[str] | None = None) -> l
     path = Path(path)
     out: list[Annotation] = []
     seen: set[str] = set()
-    with open_text(path, "annotations file") as handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, f"unreadable JSON ({exc.msg})", record=f"line {lineno}") from None
-            if not isinstance(record, dict):
-                raise InputError(path, "expected a JSON object", record=f"line {lineno}")
-            annotation = _parse(record, path, lineno, pool)
-            if annotation.query_id in seen:
-                raise InputError(path, f"query {annotation.query_id!r} annotated twice", record=f"line {lineno}")
-            seen.add(annotation.query_id)
-            out.append(annotation)
+    for lineno, record in iter_jsonl_numbered(path, "annotations file"):
+        annotation = _parse(record, path, lineno, pool)
+        if annotation.query_id in seen:
+            raise InputError(path, f"query {annotation.query_id!r} annotated twice", record=f"line {lineno}")
+        seen.add(annotation.query_id)
+        out.append(annotation)
     return out
 
 
