@@ -17,6 +17,7 @@ COMMANDS = {
     "evaluate": "toolex.commands.evaluate",
     "retrieve": "toolex.commands.retrieve",
     "annotate": "toolex.commands.annotate",
+    "agreement": "toolex.commands.agreement",
     "paper-check": "toolex.commands.paper_check",
 }
 

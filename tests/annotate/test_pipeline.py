@@ -136,3 +136,24 @@ def test_batched_mode_gives_one_call_per_subquery(tmp_path, benches, minilm):
         before = server.calls
         pipeline.verify(decompositions)
         assert server.calls - before == sum(len(d.subqueries) for d in decompositions)
+
+
+def test_agreement_and_calibration_on_an_llm_run(tmp_path, benches, minilm):
+    from toolex.annotate.agreement import judge_agreement
+    from toolex.annotate.calibration import calibrate, item_similarities
+
+    queries = sample(benches, 3)
+    out = tmp_path / "llm"
+    with RuleServer() as server:
+        ToolEX(benches, _llm_judge(server.base_url, tmp_path / "cache"), out,
+               AnnotateConfig(top_k=6, max_combinations=4), retriever=minilm, queries=queries).run()
+    tools = {t.id: t for b in benches for t in b.tools.values()}
+    judge = OfflineSimilarityJudge(minilm)
+    report = judge_agreement(out, judge, {q.id: q for q in queries}, tools)
+    n_candidates = sum(len(v.candidates) - 1 for v in ArtifactFolder(out).verified_sets())
+    assert report["verification"]["items"] == n_candidates
+    assert 0.0 <= report["verification"]["agreement"] <= 1.0
+    assert report["other_judge"] == "offline-similarity(minilm)"
+    result = calibrate(item_similarities(ArtifactFolder(out), judge, tools))
+    assert result["items"] == n_candidates
+    assert result["top"][0]["kappa"] >= result["top"][-1]["kappa"]

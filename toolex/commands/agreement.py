@@ -1,0 +1,41 @@
+"""``toolex agreement``: how far the offline judge agrees with an LLM judge on the LLM run's own items."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+HELP = "offline-judge vs LLM-judge agreement (verification and audit) and threshold calibration"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--llm-run", required=True, help="artifact folder of an LLM-judged ToolEX run")
+    parser.add_argument("--data", help="benchmark snapshots folder (default: TOOLEX_DATA)")
+    parser.add_argument("--out", help="write the report as JSON here (default: <llm-run>/agreement.json)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolex.annotate.agreement import judge_agreement
+    from toolex.annotate.artifacts import ArtifactFolder
+    from toolex.annotate.calibration import calibrate, item_similarities
+    from toolex.annotate.judges import OfflineSimilarityJudge
+    from toolex.data import load_benchmark
+    from toolex.retrieval import build_retriever
+
+    folder = ArtifactFolder(args.llm_run)
+    manifest = folder.manifest()
+    benchmarks = [load_benchmark(b["name"], args.data) for b in manifest["benchmarks"]]
+    tools = {t.id: t for b in benchmarks for t in b.tools.values()}
+    queries = {q.id: q for b in benchmarks for q in b.queries}
+    judge = OfflineSimilarityJudge(build_retriever("dense:minilm"))
+    report = judge_agreement(folder, judge, queries, tools)
+    calibration = calibrate(item_similarities(folder, judge, tools))
+    report["calibration"] = {"items": calibration["items"], "llm_yes_rate": calibration["llm_yes_rate"],
+                             "best": calibration["best_row"], "top": calibration["top"][:5],
+                             "current_thresholds": judge.describe()["thresholds"]}
+    out = Path(args.out) if args.out else folder.path("agreement.json")
+    out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({k: report[k] for k in ("reference_judge", "other_judge", "verification", "audit")}, indent=1))
+    print("best thresholds by kappa:", json.dumps(report["calibration"]["best"]))
+    return 0
