@@ -111,14 +111,19 @@ class OfflineSimilarityJudge(Judge):
 
     # -- the three stages ------------------------------------------------------------------------------
     def decompose(self, items: Sequence[DecomposeItem]) -> list[Decomposition]:
-        out = []
-        for item in items:
-            parts = clauses(item.query.text)
-            if len(item.tools) == 1:
+        # embed every tool and clause of every multi-tool query in two batches, then pick per query
+        parts = [clauses(it.query.text) if len(it.tools) > 1 else [] for it in items]
+        tool_rows = self._tools([t for it, p in zip(items, parts) if p for t in it.tools])
+        clause_rows = self._texts([c for p in parts for c in p])
+        out, t_at, c_at = [], 0, 0
+        for item, part in zip(items, parts):
+            if not part:
                 picks = [item.query.text.strip()]
             else:
-                sims = self._tools(item.tools) @ self._texts(parts).T  # tools x clauses
-                picks = [parts[int(np.argmax(row))] for row in sims]
+                tools = tool_rows[t_at:t_at + len(item.tools)]
+                sims = tools @ clause_rows[c_at:c_at + len(part)].T  # tools x clauses
+                t_at, c_at = t_at + len(item.tools), c_at + len(part)
+                picks = [part[int(np.argmax(row))] for row in sims]
             subs = tuple(
                 SubQuery(i, f"{functionality(tool)}: {entity}", functionality(tool), entity, tool.id)
                 for i, (tool, entity) in enumerate(zip(item.tools, picks))

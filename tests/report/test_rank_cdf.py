@@ -1,0 +1,50 @@
+"""Rank CDF on a tiny hand-made case."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from toolex.report.rank_cdf import best_ranks, cdf, cdf_table, summary
+
+RUN = {
+    "q1": {"a": 0.9, "b": 0.8, "c": 0.7},  # C* = c at rank 3, equivalent b at rank 2
+    "q2": {"x": 0.9, "y": 0.5},  # C* = x at rank 1, no equivalent
+    "q3": {"m": 0.9, "n": 0.1},  # C* = z not retrieved, equivalent n at rank 2
+}
+REFS = {"q1": ("c",), "q2": ("x",), "q3": ("z",)}
+EQUIVALENTS = {"q1": {"b"}, "q3": {"n", "z"}}
+POOLS = {"q1": ["a", "b", "c"], "q2": ["x", "y"], "q3": ["z", "n", "m"]}
+
+
+def test_best_ranks():
+    ranks = best_ranks(RUN, REFS, EQUIVALENTS, POOLS).set_index("query_id")
+    assert ranks.loc["q1", "gt_rank"] == 3 and ranks.loc["q1", "equivalent_rank"] == 2
+    assert ranks.loc["q1", "negative_rank"] == 1  # the only tool outside C* and the equivalents is a
+    assert ranks.loc["q2", "n_equivalents"] == 0 and math.isnan(ranks.loc["q2", "equivalent_rank"])
+    assert ranks.loc["q2", "negative_rank"] == 2
+    assert math.isnan(ranks.loc["q3", "gt_rank"]) and ranks.loc["q3", "equivalent_rank"] == 2
+    assert ranks.loc["q3", "n_equivalents"] == 1  # z is the reference, not an extra equivalent
+
+
+def test_summary_counts_only_queries_with_an_equivalent():
+    ranks = best_ranks(RUN, REFS, EQUIVALENTS, POOLS)
+    out = summary(ranks, cutoff=2)
+    assert out["queries_with_equivalent"] == 2 and out["queries"] == 3
+    assert out["gt_in_top2_pct"] == 0.0
+    assert out["best_equivalent_in_top2_pct"] == 100.0
+    assert out["gt_outside_equivalent_inside_top2_pct"] == 100.0
+    assert out["random_negative_in_top2_pct"] == 100.0  # the only negatives left: a (q1) and m (q3), both rank 1
+
+
+def test_cdf_counts_missing_as_outside():
+    table = cdf(pd.Series([1.0, 3.0, float("nan")]), max_rank=3)
+    assert table.share_pct.tolist() == pytest.approx([100 / 3, 100 / 3, 200 / 3])
+
+
+def test_cdf_table_has_the_three_curves():
+    table = cdf_table(best_ranks(RUN, REFS, EQUIVALENTS, POOLS), max_rank=3)
+    assert list(table.columns) == ["rank", "ground truth (C*)", "best verified equivalent", "random negative"]
+    assert table["best verified equivalent"].tolist() == [0.0, 100.0, 100.0]

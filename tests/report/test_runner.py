@@ -1,0 +1,35 @@
+"""The runner finds the numbered notebooks in order and fails loudly when one fails."""
+
+from __future__ import annotations
+
+import nbformat
+
+from toolex.report import runner
+
+
+def test_numbered_notebooks_in_order():
+    names = [p.name for p in runner.notebooks()]
+    assert names == sorted(names)
+    assert [n[:2] for n in names][:8] == ["01", "02", "03", "04", "05", "06", "07", "08"]
+    assert [p.name[:2] for p in runner.notebooks(only=["04", "06"])] == ["04", "06"]
+
+
+def _write(folder, name, source):
+    book = nbformat.v4.new_notebook()
+    book.cells = [nbformat.v4.new_code_cell("SMOKE = False\nJUDGE = 'offline'"), nbformat.v4.new_code_cell(source)]
+    book.cells[0].metadata["tags"] = ["parameters"]
+    nbformat.write(book, folder / name)
+
+
+def test_a_failing_notebook_stops_the_run_with_a_non_zero_status(tmp_path, monkeypatch, capsys):
+    notebooks, build = tmp_path / "notebooks", tmp_path / "build"
+    notebooks.mkdir()
+    _write(notebooks, "01_ok.ipynb", "assert SMOKE is True and JUDGE == 'local'")
+    _write(notebooks, "02_fails.ipynb", "raise RuntimeError('boom')")
+    _write(notebooks, "03_never.ipynb", "pass")
+    monkeypatch.setenv("TOOLEX_BUILD", str(build))
+    monkeypatch.setattr(runner.paths, "ROOT", tmp_path)
+    assert runner.main(["--smoke", "1", "--judge", "local"]) == 1
+    assert "FAILED" in capsys.readouterr().err
+    assert (build / "notebooks" / "01_ok.ipynb").exists() and not (build / "notebooks" / "03_never.ipynb").exists()
+    assert runner.main(["--smoke", "1", "--judge", "local", "--only", "01"]) == 0

@@ -1,0 +1,44 @@
+"""The delta explorer: controls change the summary and the query list; selecting a query opens it."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+from toolex.widgets import DeltaExplorer, QueryInspector  # noqa: E402
+from toolex.widgets.explorer import category_summary, query_points  # noqa: E402
+
+
+def test_summary_per_retriever(data):
+    table = category_summary(data, ["bm25", "dense:minilm"], "comp", 10).set_index("retriever")
+    assert table.loc["bm25", "one_to_one"] == 50.0  # q2 complete, q1 not
+    assert table.loc["bm25", "tooleq"] == 100.0
+    assert table.loc["dense:minilm", "delta"] == 0.0
+
+
+def test_points_sorted_by_gap(data):
+    points = query_points(data, ["bm25"], "comp", 10)
+    assert points.query_id.tolist() == ["q1", "q2"] and points.gap.tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("plots", [False, True])
+def test_controls_and_selection(data, plots):
+    inspector = QueryInspector(data)
+    explorer = DeltaExplorer(data, inspector, plots=plots)
+    assert len(explorer.summary) == 2
+    explorer.retrievers.value = ("bm25",)
+    explorer.metric.value = "comp"
+    assert explorer.summary.retriever.tolist() == ["bm25"]
+    assert explorer.summary.tooleq.iloc[0] == 100.0
+    explorer.category.value = "code"
+    assert explorer.summary.queries.iloc[0] == 1
+    assert [v for _, v in explorer.queries.options] == ["q2"]
+    explorer.category.value = "all"
+    explorer.queries.value = "q2"
+    assert inspector.query.value == "q2" and "translate code" in inspector.header.value
+    explorer.k.value = 1
+    assert explorer.queries.value is None  # a refresh clears the selection, the inspector keeps its query
+    assert inspector.query.value == "q2"

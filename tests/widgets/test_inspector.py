@@ -1,0 +1,54 @@
+"""The inspector: setting a query, a retriever or K changes what each panel shows."""
+
+from __future__ import annotations
+
+from toolex.widgets import QueryInspector
+from toolex.widgets.data import EQUIVALENT, GROUND_TRUTH
+from toolex.widgets.render import COLOURS
+
+
+def test_first_query_is_shown(data):
+    inspector = QueryInspector(data)
+    assert inspector.query.value == "q1"
+    assert "find weather then book a cab" in inspector.header.value
+    assert "retrieve tools" in inspector.header.value  # the instruction
+    assert "<code>a</code>, <code>c</code>" in inspector.header.value  # C*
+
+
+def test_ranked_list_marks_ground_truth_and_equivalents(data):
+    inspector = QueryInspector(data, retriever="bm25")
+    marks = [(r.tool_id, r.mark) for r in data.ranking("bm25", "q1")]
+    assert marks == [("b", EQUIVALENT), ("c", GROUND_TRUTH), ("f", "")]
+    html = inspector.ranking.value
+    assert COLOURS[EQUIVALENT] in html and COLOURS[GROUND_TRUTH] in html
+    # one-to-one misses a (only c of C* retrieved); ToolEq finds {b, c} complete
+    scores = data.scores("bm25", "q1")
+    assert scores["one_to_one_comp"] == 0.0 and scores["tooleq_comp"] == 1.0
+    assert "<td style='padding:2px 6px'>1.000</td>" in html
+
+
+def test_changing_retriever_and_k_updates_the_ranking(data):
+    inspector = QueryInspector(data, retriever="bm25")
+    before = inspector.ranking.value
+    inspector.retriever.value = "dense:minilm"
+    assert inspector.ranking.value != before and "dense:minilm — top 10" in inspector.ranking.value
+    inspector.retriever.value = "bm25"
+    inspector.k.value = 1
+    assert inspector.ranking.value.count("<tr") == 1 + 1 + 3 + 1  # scores header + 3 metrics, list header + 1 row
+
+
+def test_subqueries_verdicts_and_combinations(data):
+    inspector = QueryInspector(data)
+    subs = inspector.subqueries.value
+    assert "get weather: city" in subs and "book cab: airport" in subs
+    assert "same weather API" in subs and "a different task" in subs and "judge failed" in subs
+    combos = inspector.combinations.value
+    assert "3 combinations audited" in combos and "2 valid" in combos
+    assert "rejected" in combos and "one tool would serve two operations" in combos
+
+
+def test_show_switches_query_and_reports_a_failed_decomposition(data):
+    inspector = QueryInspector(data)
+    inspector.show("q2")
+    assert "translate code" in inspector.header.value
+    assert "Decomposition failed" in inspector.subqueries.value and "bad JSON" in inspector.subqueries.value

@@ -1,0 +1,236 @@
+"""Cached inputs of the notebooks: annotation artifacts and retrieval runs, computed when missing.
+
+Everything lives under :func:`toolex.paths.artifacts_dir`, keyed by a fingerprint of what determines it (data
+checksums, query ids, judge, retriever, pool), so a second notebook or a second ``make paper`` reuses it.
+
+| helper                 | writes                                                                   |
+|------------------------|--------------------------------------------------------------------------|
+| :func:`ensure_annotations` | ``annotations/<judge>-<key>/`` (the ToolEX artifact folder)          |
+| :func:`ensure_run`         | ``runs/report/<retriever>.<pool>.<key>.trec`` (query level, top 100) |
+| :func:`ensure_subquery_run`| ``runs/report/<retriever>.subquery.<key>.trec`` (oracle sub-queries) |
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from toolex import __version__, paths
+from toolex.annotate.artifacts import ArtifactFolder
+from toolex.data import load_benchmarks, tool_pools
+from toolex.data.checksum import combine_checksums
+from toolex.data.records import Benchmark, Query, Tool
+from toolex.io.annotations import Annotation, one_to_one, read_annotations
+from toolex.io.trec import Run, read_run, write_run
+from toolex.report.settings import ReportSettings
+
+_RETRIEVERS: dict[str, Any] = {}
+
+
+def fingerprint(*parts: Any) -> str:
+    """A short, stable hash of JSON-able parts."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
+
+
+def retriever(spec: str) -> Any:
+    """One retriever per spec per process (models load once)."""
+    if spec not in _RETRIEVERS:
+        from toolex.retrieval import build_retriever
+
+        _RETRIEVERS[spec] = build_retriever(spec)
+    return _RETRIEVERS[spec]
+
+
+@dataclass
+class Workspace:
+    """The loaded benchmarks (full tool pools), the sampled queries and the settings they came from."""
+
+    settings: ReportSettings
+    benchmarks: list[Benchmark]
+    queries: list[Query]
+
+    @classmethod
+    def load(cls, settings: ReportSettings) -> Workspace:
+        benchmarks = load_benchmarks(list(settings.benchmarks))
+        queries = [q for b in benchmarks for q in b.sample(settings.sample, settings.seed).queries]
+        return cls(settings, benchmarks, queries)
+
+    @cached_property
+    def subset_of(self) -> dict[str, str]:
+        """Query id to benchmark name (the ToolRet subset, or ``toollens``)."""
+        return {q.id: b.name for b in self.benchmarks for q in b.queries}
+
+    @cached_property
+    def query(self) -> dict[str, Query]:
+        return {q.id: q for q in self.queries}
+
+    @cached_property
+    def tools(self) -> dict[str, Tool]:
+        out: dict[str, Tool] = {}
+        for b in self.benchmarks:
+            out.update(b.tools)
+        return out
+
+    @property
+    def data_checksum(self) -> str:
+        return combine_checksums(b.checksum for b in self.benchmarks)
+
+    @property
+    def key(self) -> str:
+        return fingerprint(sorted(b.checksum for b in self.benchmarks), [q.id for q in self.queries])
+
+    def one_to_one(self) -> list[Annotation]:
+        keep = set(self.query)
+        return [a for b in self.benchmarks for a in one_to_one(b) if a.query_id in keep]
+
+    def describe(self) -> str:
+        """``toolret/apibank+… (N queries[, sample n per benchmark], data sha256 abcd1234)``."""
+        sample = f", sample {self.settings.sample}/benchmark" if self.settings.sample else ""
+        return (f"{'+'.join(b.name for b in self.benchmarks)} ({len(self.queries)} queries{sample}, "
+                f"data sha256 {self.data_checksum[:8]})")
+
+
+@dataclass
+class Annotated:
+    """A finished ToolEX artifact folder and what the notebooks read from it."""
+
+    folder: ArtifactFolder
+    judge_name: str
+
+    @cached_property
+    def annotations(self) -> list[Annotation]:
+        return read_annotations(self.folder.annotations_path())
+
+    @cached_property
+    def decompositions(self) -> list:
+        return self.folder.decompositions()
+
+    @cached_property
+    def verified_sets(self) -> list:
+        return self.folder.verified_sets()
+
+    @cached_property
+    def audited(self) -> list:
+        return self.folder.audited()
+
+    def subqueries(self) -> dict[str, list[str]]:
+        """The oracle sub-queries of Stage 1 by query id (failed decompositions have none)."""
+        return {d.query_id: [s.text for s in d.subqueries] if d.ok else [] for d in self.decompositions}
+
+
+def _judge_key(kind: str) -> dict[str, Any]:
+    """What decides a judge's verdicts, for the cache key (the pipeline re-checks its own stage keys on a rerun)."""
+    from dataclasses import asdict
+
+    from toolex.annotate.judges.offline import DEFAULT_THRESHOLDS
+    from toolex.annotate.prompts import PROMPT_VERSION
+
+    if kind == "offline":
+        return {"kind": kind, "encoder": "minilm", "thresholds": asdict(DEFAULT_THRESHOLDS)}
+    return {"kind": kind, "prompts": PROMPT_VERSION, "model": os.environ.get("TOOLEX_LLM_MODEL", ""),
+            "base_url": os.environ.get("TOOLEX_LLM_BASE_URL", "")}
+
+
+def warm_offline_judge(embedder: Any, queries: Sequence[Query], tools: Sequence[Tool]) -> None:
+    """Encode, in large batches, every text the offline judge embeds one query at a time (the clauses of
+    multi-tool queries and the tool documents), so its per-query calls all hit the embedding cache."""
+    from toolex.annotate.judges.offline import clauses
+
+    fmt = embedder.format
+    embedder.embed([fmt.doc(t.text) for t in tools], desc="warm: tools")
+    texts = dict.fromkeys(fmt.query(c, "") for q in queries if len(q.reference) > 1 for c in clauses(q.text))
+    if texts:
+        embedder.embed(list(texts), desc="warm: clauses")
+
+
+def ensure_annotations(workspace: Workspace, judge_kind: str | None = None, progress: bool = False) -> Annotated:
+    """The ToolEX artifacts of the workspace's queries with a judge, reused when present, else computed."""
+    from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+
+    kind = judge_kind or workspace.settings.judge
+    config = AnnotateConfig(pool=workspace.settings.pool)
+    key = fingerprint(workspace.key, _judge_key(kind), config.__dict__, __version__)
+    folder = ArtifactFolder(paths.artifacts_dir() / "annotations" / f"{slug(kind)}-{key}")
+    manifest = folder.manifest()
+    if not (manifest.get("files") and folder.annotations_path().exists()):
+        from toolex.annotate.judges import build_judge
+
+        embedder = retriever(config.retriever)
+        judge = build_judge(kind, embedder=embedder, progress=progress)
+        if kind == "offline" and getattr(embedder, "cache", None) is not None:
+            warm_offline_judge(embedder, workspace.queries, list(workspace.tools.values()))
+        ToolEX(workspace.benchmarks, judge, folder.folder, config, retriever=embedder, progress=progress,
+               queries=workspace.queries).run()
+        manifest = folder.manifest()
+    return Annotated(folder, manifest.get("judge", {}).get("name", kind))
+
+
+def _run_path(spec: str, kind: str, key: str) -> Path:
+    return paths.artifacts_dir() / "runs" / "report" / f"{slug(spec)}.{kind}.{key}.trec"
+
+
+def ensure_run(spec: str, workspace: Workspace, depth: int = 100) -> Run:
+    """The query-level run (top ``depth``, instructions applied) of a retriever over the workspace's queries."""
+    from toolex.retrieval import retrieve_queries
+
+    pool = workspace.settings.pool
+    path = _run_path(spec, pool, fingerprint(workspace.key, spec, pool, depth))
+    if path.exists():
+        return read_run(path)
+    model = retriever(spec)
+    pools = tool_pools(workspace.benchmarks, pool)
+    run: Run = {}
+    indexed = None
+    for bench in workspace.benchmarks:
+        queries = [q for q in workspace.queries if workspace.subset_of[q.id] == bench.name]
+        if indexed is not pools[bench.name]:
+            model.index(pools[bench.name])
+            indexed = pools[bench.name]
+        run.update(retrieve_queries(model, queries, k=depth))
+    write_run(run, path, tag=slug(spec))
+    return run
+
+
+def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k: int = 20,
+                        instructions: bool = False) -> Run:
+    """Sub-query level run: each oracle sub-query of Stage 1 retrieves its top ``k``, merged by RRF.
+
+    Sub-queries are searched as they are (``instructions=False``, the texts Stage 2 already encoded, so a dense
+    retriever reuses their cached vectors); ``instructions=True`` prefixes each with its query's instruction.
+    """
+    from toolex.retrieval import subquery_retrieve
+
+    subs = annotated.subqueries()
+    pool = workspace.settings.pool
+    path = _run_path(spec, "subquery", fingerprint(workspace.key, spec, pool, k, subs, instructions))
+    if path.exists():
+        run = read_run(path)
+        return {q.id: run.get(q.id, {}) for q in workspace.queries}
+    model = retriever(spec)
+    pools = tool_pools(workspace.benchmarks, pool)
+    run = {}
+    indexed = None
+    for bench in workspace.benchmarks:
+        ids = [q.id for q in workspace.queries if workspace.subset_of[q.id] == bench.name]
+        if indexed is not pools[bench.name]:
+            model.index(pools[bench.name])
+            indexed = pools[bench.name]
+        given = {q: workspace.query[q].instruction for q in ids} if instructions else None
+        run.update(subquery_retrieve(model, {q: subs.get(q, []) for q in ids}, k=k, instructions=given))
+    write_run(run, path, tag=slug(spec) + "-subquery")
+    return run
+
+
+def ensure_runs(specs: Sequence[str], workspace: Workspace) -> dict[str, Run]:
+    return {spec: ensure_run(spec, workspace) for spec in specs}

@@ -1,0 +1,39 @@
+"""What every notebook opens first: settings, the loaded workspace, the annotation artifacts, footers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolex.report.artifacts import Annotated, Workspace, ensure_annotations
+from toolex.report.provenance import footer, provenance
+from toolex.report.settings import ReportSettings
+
+
+@dataclass
+class Report:
+    """A notebook's inputs and the provenance helpers bound to them."""
+
+    settings: ReportSettings
+    workspace: Workspace
+    annotated: Annotated
+
+    @property
+    def judge(self) -> str:
+        return self.annotated.judge_name
+
+    def footer(self, retrievers: Sequence[str] = (), note: str = "") -> str:
+        """Figure footer: data, retriever(s), judge, toolex version."""
+        return footer(self.workspace.describe(), retrievers, self.judge, note)
+
+    def provenance(self, retrievers: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
+        """Provenance record of a table of ours."""
+        return provenance(self.workspace.describe(), self.workspace.data_checksum, self.settings.as_dict(),
+                          self.judge, retrievers, annotation_folder=str(self.annotated.folder.folder), **extra)
+
+
+def open_report(settings: ReportSettings) -> Report:
+    """Load the benchmarks and the annotation artifacts (computed with the settings' judge when missing)."""
+    workspace = Workspace.load(settings)
+    return Report(settings, workspace, ensure_annotations(workspace))

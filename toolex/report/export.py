@@ -1,0 +1,95 @@
+"""Write tables (CSV, Markdown, LaTeX, provenance JSON) and figures (PNG, PDF with a provenance footer)."""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from toolex import paths
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "Δ": r"$\Delta$"}
+
+
+def _cell(value: Any, digits: int) -> str:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.{digits}f}"
+    return "" if value is None or value is pd.NA else str(value)
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def to_markdown(table: pd.DataFrame, caption: str = "", digits: int = 2) -> str:
+    cols = [str(c) for c in table.columns]
+    numeric = [pd.api.types.is_numeric_dtype(table[c]) for c in table.columns]
+    lines = [f"**{caption}**", ""] if caption else []
+    lines.append("| " + " | ".join(cols) + " |")
+    lines.append("|" + "|".join("---:" if n else "---" for n in numeric) + "|")
+    for record in table.itertuples(index=False):
+        lines.append("| " + " | ".join(_cell(v, digits).replace("|", "\\|") for v in record) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def to_latex(table: pd.DataFrame, caption: str = "", label: str = "", digits: int = 2) -> str:
+    numeric = [pd.api.types.is_numeric_dtype(table[c]) for c in table.columns]
+    lines = [r"\begin{table}[t]", r"\centering"]
+    if caption:
+        lines.append(rf"\caption{{{latex_escape(caption)}}}")
+    if label:
+        lines.append(rf"\label{{{label}}}")
+    lines += [r"\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}", r"\toprule",
+              " & ".join(latex_escape(str(c)) for c in table.columns) + r" \\", r"\midrule"]
+    for record in table.itertuples(index=False):
+        lines.append(" & ".join(latex_escape(_cell(v, digits)) for v in record) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def export_table(table: pd.DataFrame, stem: str, caption: str = "", provenance: dict[str, Any] | None = None,
+                 folder: str | Path | None = None, digits: int = 2) -> dict[str, Path]:
+    """``<stem>.csv``, ``<stem>.md``, ``<stem>.tex`` and, with ``provenance``, ``<stem>.json`` under the tables folder."""
+    out = Path(folder) if folder else paths.tables_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    written = {"csv": out / f"{stem}.csv", "md": out / f"{stem}.md", "tex": out / f"{stem}.tex"}
+    table.to_csv(written["csv"], index=False)
+    markdown = to_markdown(table, caption, digits)
+    latex = to_latex(table, caption, f"tab:{stem}", digits)
+    if provenance is not None:
+        written["json"] = out / f"{stem}.json"
+        written["json"].write_text(json.dumps(provenance, indent=1, default=str) + "\n", encoding="utf-8")
+        note = (f"toolex {provenance.get('toolex')}, data sha256 {str(provenance.get('data_checksum', ''))[:16]}, "
+                f"judge {provenance.get('judge')}, retrievers {', '.join(provenance.get('retrievers', []))}, "
+                f"created {provenance.get('created')}")
+        markdown += f"\n_Provenance: {note} (full record: `{stem}.json`)._\n"
+        latex += f"% provenance: {note}\n"
+    written["md"].write_text(markdown, encoding="utf-8")
+    written["tex"].write_text(latex, encoding="utf-8")
+    return written
+
+
+def read_table(stem: str, folder: str | Path | None = None) -> pd.DataFrame:
+    """A table written by :func:`export_table`, read back from its CSV."""
+    return pd.read_csv((Path(folder) if folder else paths.tables_dir()) / f"{stem}.csv")
+
+
+def save_figure(fig: Any, stem: str, footer: str, folder: str | Path | None = None) -> dict[str, Path]:
+    """Add the provenance footer to a matplotlib figure and save it as PNG and PDF under the figures folder."""
+    out = Path(folder) if folder else paths.figures_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    width, height = fig.get_size_inches()
+    wrapped = "\n".join(textwrap.wrap(footer, max(40, int(width * 18))))
+    lines = wrapped.count("\n") + 1
+    line = 8.5 / 72 / height  # one footer line as a fraction of the figure height
+    fig.subplots_adjust(bottom=fig.subplotpars.bottom + lines * line + 0.02)
+    fig.text(0.01, 0.01, wrapped, fontsize=6.5, color="0.35", ha="left", va="bottom")
+    written = {"png": out / f"{stem}.png", "pdf": out / f"{stem}.pdf"}
+    fig.savefig(written["png"], dpi=150)
+    fig.savefig(written["pdf"], metadata={"Subject": footer})
+    return written

@@ -1,0 +1,76 @@
+"""The plots of the notebooks (matplotlib, headless-safe): Δ bars, illusion bars, rank CDFs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from toolex.report.rank_cdf import SERIES
+
+
+def delta_bars(results: pd.DataFrame, metric: str = "ndcg@10", level: str = "query",
+               title: str = "") -> Any:
+    """Grouped bars per category: one-to-one and ToolEq for each retriever (our rows)."""
+    rows = results[(results.metric == metric) & (results.level == level)]
+    retrievers = list(dict.fromkeys(rows.retriever))
+    categories = list(dict.fromkeys(rows.category))
+    fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(categories) * max(1, len(retrievers)) / 2, 3.6))
+    width = 0.8 / (2 * max(1, len(retrievers)))
+    x = np.arange(len(categories))
+    for i, name in enumerate(retrievers):
+        part = rows[rows.retriever == name].set_index("category").reindex(categories)
+        ax.bar(x + (2 * i) * width, part.one_to_one, width, label=f"{name} one-to-one", color=f"C{i}", alpha=0.4)
+        ax.bar(x + (2 * i + 1) * width, part.tooleq, width, label=f"{name} ToolEq", color=f"C{i}")
+    ax.set_xticks(x + width * (2 * len(retrievers) - 1) / 2, categories)
+    ax.set_ylabel(f"{metric} (%)")
+    ax.set_title(title or f"One-to-one vs ToolEq, {metric}, {level} level")
+    ax.set_ylim(0, 1.3 * float(np.nanmax(rows[["one_to_one", "tooleq"]].to_numpy(), initial=1.0)))
+    ax.legend(fontsize=7, ncols=2, loc="upper left")
+    return fig
+
+
+def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the base retriever") -> Any:
+    """Per pair: the one-to-one (Tool-DE) gain and the ToolEq gain, the illusion share written above."""
+    fig, ax = plt.subplots(figsize=(1.5 + 1.8 * len(gains), 3.6))
+    x = np.arange(len(gains))
+    ax.set_ylim(min(0.0, float(gains.tooleq_gain.min())) * 1.3, 1.35 * float(max(gains.tool_de_gain.max(), 0.1)))
+    ax.bar(x - 0.2, gains.tool_de_gain, 0.4, label="gain on Tool-DE (one-to-one)", color="tab:gray")
+    ax.bar(x + 0.2, gains.tooleq_gain, 0.4, label="gain on ToolEq", color="tab:blue")
+    for xi, (de, share) in enumerate(zip(gains.tool_de_gain, gains.illusion_share_pct)):
+        ax.annotate(f"illusion {share:.0f}%", (xi, de), ha="center", va="bottom", fontsize=8,
+                    xytext=(0, 4), textcoords="offset points")
+    ax.set_xticks(x, [f"{b}\n→ {t}" for b, t in zip(gains.base, gains.fine_tuned)], fontsize=7)
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_ylabel("NDCG@10 gain (points)")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def rank_cdf_plot(table: pd.DataFrame, title: str, cutoff: int = 10) -> Any:
+    """The CDF curves of :func:`toolex.report.rank_cdf.cdf_table`, with the top-``cutoff`` line."""
+    fig, ax = plt.subplots(figsize=(5.2, 3.8))
+    for label in SERIES.values():
+        ax.step(table["rank"], table[label], where="post", label=label)
+    ax.axvline(cutoff, color="0.5", ls="--", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("best rank (log scale)")
+    ax.set_ylabel("queries with rank ≤ r (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def histogram(values: pd.Series, title: str, xlabel: str) -> Any:
+    """Integer-valued histogram (counts per value)."""
+    counts = values.value_counts().sort_index()
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    ax.bar(counts.index.astype(str), counts.to_numpy(), color="tab:blue")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("count")
+    ax.set_title(title)
+    return fig

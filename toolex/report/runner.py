@@ -1,0 +1,83 @@
+"""Run the numbered notebooks in order with papermill, headless: ``python -m toolex.report.runner``.
+
+Each ``notebooks/NN_*.ipynb`` runs with the parameters ``SMOKE`` and ``JUDGE`` and its executed copy is written
+to ``<build>/notebooks/``. The first failing notebook stops the run with a non-zero exit status. Timings go to
+``<build>/notebooks/runner.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from toolex import paths
+
+NOTEBOOK = re.compile(r"^\d\d_.+\.ipynb$")
+
+
+def notebooks(folder: str | Path | None = None, only: Sequence[str] = ()) -> list[Path]:
+    """The numbered notebooks in order (``only``: keep those whose name starts with one of these prefixes)."""
+    root = Path(folder) if folder else paths.ROOT / "notebooks"
+    found = sorted(p for p in root.glob("*.ipynb") if NOTEBOOK.match(p.name))
+    return [p for p in found if not only or any(p.name.startswith(o) for o in only)]
+
+
+def run_notebook(path: Path, out_dir: Path, parameters: dict, timeout: int = 1200) -> float:
+    """Execute one notebook with papermill; returns its wall time in seconds."""
+    import papermill as pm
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    pm.execute_notebook(str(path), str(out_dir / path.name), parameters=parameters, kernel_name="python3",
+                        language="python", cwd=str(path.parent), progress_bar=False, log_output=False,
+                        execution_timeout=timeout)
+    return time.perf_counter() - start
+
+
+def run_all(smoke: bool = False, judge: str = "offline", only: Sequence[str] = (), folder: str | Path | None = None,
+            out_dir: str | Path | None = None) -> dict:
+    """Run every numbered notebook; raises on the first failure (after recording the timings so far)."""
+    out = Path(out_dir) if out_dir else paths.build_dir() / "notebooks"
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ["SMOKE"], os.environ["JUDGE"] = ("1" if smoke else "0"), judge
+    parameters = {"SMOKE": smoke, "JUDGE": judge}
+    record: dict = {"smoke": smoke, "judge": judge, "notebooks": {}, "ok": False}
+    started = time.perf_counter()
+    try:
+        for path in notebooks(folder, only):
+            print(f"[toolex.report] {path.name} ...", flush=True)
+            seconds = run_notebook(path, out, parameters)
+            record["notebooks"][path.name] = round(seconds, 1)
+            print(f"[toolex.report] {path.name} done in {seconds:.1f} s", flush=True)
+        record["ok"] = True
+    finally:
+        record["total_s"] = round(time.perf_counter() - started, 1)
+        (out / "runner.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return record
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", default="0", help="1: the fast smoke setting (sampled queries)")
+    parser.add_argument("--judge", default="offline", choices=("offline", "local", "api"))
+    parser.add_argument("--only", nargs="*", default=[], help="notebook name prefixes, e.g. 04 06")
+    args = parser.parse_args(argv)
+    smoke = str(args.smoke).strip().lower() in ("1", "true", "yes")
+    try:
+        record = run_all(smoke, args.judge, args.only)
+    except Exception as exc:  # papermill raises PapermillExecutionError with the failing cell
+        print(f"[toolex.report] FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(f"[toolex.report] {len(record['notebooks'])} notebooks in {record['total_s']} s "
+          f"(smoke={smoke}, judge={args.judge}); executed copies in {paths.build_dir() / 'notebooks'}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

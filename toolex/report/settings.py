@@ -1,0 +1,64 @@
+"""The settings of the notebooks: which data, retrievers, judge and sample size, and the smoke setting."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from toolex.data import DEFAULT_BENCHMARKS
+
+#: The retrievers available on the embedded default (no network, no GPU).
+DEFAULT_RETRIEVERS = ("bm25", "dense:minilm")
+#: Queries sampled per benchmark in the smoke setting that CI runs.
+SMOKE_SAMPLE = 25
+#: Benchmarks of the smoke setting: one per category (Web: API-Bank; Code: Toolink), both with multi-tool queries,
+#: and the smallest tool pools (1,905 tools, short documentation): a cold embedding cache encodes a sixth of the
+#: tool text of the full setting.
+SMOKE_BENCHMARKS = ("toolret/apibank", "toolret/toolink")
+
+
+def env_smoke() -> bool:
+    """The smoke flag from the environment (``SMOKE=1``, as ``make paper SMOKE=1`` exports it)."""
+    return os.environ.get("SMOKE", "0").strip().lower() in ("1", "true", "yes")
+
+
+def env_judge() -> str:
+    """The judge from the environment (``JUDGE=offline|local|api``), ``offline`` by default."""
+    return os.environ.get("JUDGE", "offline").strip() or "offline"
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """What a notebook computes on: benchmarks, retrievers, judge kind, queries per benchmark, cut-off, seed."""
+
+    benchmarks: tuple[str, ...] = DEFAULT_BENCHMARKS
+    retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
+    judge: str = "offline"
+    sample: int | None = None
+    k: int = 10
+    seed: int = 0
+    pool: str = "all"
+    smoke: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def make(cls, benchmarks: Sequence[str] | None = None, retrievers: Sequence[str] | None = None,
+             judge: str = "offline", sample: int | None = None, smoke: bool = False, k: int = 10,
+             seed: int = 0) -> ReportSettings:
+        """Settings from notebook parameters; ``smoke`` caps the sample at :data:`SMOKE_SAMPLE` per benchmark and,
+        unless benchmarks are given, uses :data:`SMOKE_BENCHMARKS`."""
+        if smoke:
+            sample = min(sample, SMOKE_SAMPLE) if sample else SMOKE_SAMPLE
+            benchmarks = benchmarks or SMOKE_BENCHMARKS
+        return cls(tuple(benchmarks or DEFAULT_BENCHMARKS), tuple(retrievers or DEFAULT_RETRIEVERS), judge,
+                   sample, k, seed, smoke=smoke)
+
+    def with_(self, **changes: Any) -> ReportSettings:
+        return replace(self, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["benchmarks"], out["retrievers"] = list(self.benchmarks), list(self.retrievers)
+        return out

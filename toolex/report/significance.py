@@ -1,0 +1,79 @@
+"""Paired significance of Δ = ToolEq − one-to-one: sign-flip randomisation and a percentile bootstrap (seeded)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from toolex.metrics import NAMES, Evaluation
+from toolex.report.results import category_label
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """Mean paired difference ``b − a``, its bootstrap confidence interval and the randomisation p-value."""
+
+    n: int
+    mean: float
+    low: float
+    high: float
+    p_value: float
+    level: float
+    resamples: int
+
+
+def _chunks(total: int, size: int) -> list[int]:
+    return [min(size, total - start) for start in range(0, total, size)]
+
+
+def randomisation_p(a: Sequence[float], b: Sequence[float], resamples: int = 10_000, seed: int = 0,
+                    chunk: int = 500) -> float:
+    """Two-sided paired randomisation (sign-flip) test of ``mean(b − a) = 0``, with the +1 correction."""
+    diff = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
+    if len(diff) == 0:
+        return float("nan")
+    observed = abs(diff.mean())
+    rng = np.random.default_rng(seed)
+    extreme = 0
+    for size in _chunks(resamples, chunk):  # chunks keep memory flat for thousands of queries
+        signs = rng.integers(0, 2, size=(size, len(diff)), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
+        extreme += int((np.abs(signs @ diff) / len(diff) >= observed - 1e-12).sum())
+    return float((extreme + 1) / (resamples + 1))
+
+
+def bootstrap_ci(a: Sequence[float], b: Sequence[float], resamples: int = 10_000, level: float = 0.95,
+                 seed: int = 0, chunk: int = 500) -> tuple[float, float, float]:
+    """Mean of ``b − a`` and its percentile bootstrap interval over queries."""
+    diff = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
+    if len(diff) == 0:
+        return float("nan"), float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    means = np.concatenate([diff[rng.integers(0, len(diff), size=(size, len(diff)))].mean(axis=1)
+                            for size in _chunks(resamples, chunk)])
+    tail = 100 * (1 - level) / 2
+    return float(diff.mean()), float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
+
+
+def paired_test(a: Sequence[float], b: Sequence[float], resamples: int = 10_000, level: float = 0.95,
+                seed: int = 0) -> PairedTest:
+    mean, low, high = bootstrap_ci(a, b, resamples, level, seed)
+    return PairedTest(len(a), mean, low, high, randomisation_p(a, b, resamples, seed), level, resamples)
+
+
+def delta_significance(evaluation: Evaluation, retriever: str, level: str = "query", resamples: int = 10_000,
+                       seed: int = 0) -> pd.DataFrame:
+    """Per category (and ``all``) and metric: Δ in points with its 95% interval and p-value."""
+    frame = evaluation.per_query
+    groups = [(category_label(str(c)), g) for c, g in frame.groupby("category", sort=True)]
+    rows = []
+    for name, group in [*groups, ("all", frame)]:
+        for metric in NAMES:
+            test = paired_test(group[f"one_to_one_{metric}"].to_numpy(), group[f"tooleq_{metric}"].to_numpy(),
+                               resamples, seed=seed)
+            rows.append({"level": level, "retriever": retriever, "category": name,
+                         "metric": f"{metric}@{evaluation.k}", "queries": test.n, "delta": 100 * test.mean,
+                         "ci_low": 100 * test.low, "ci_high": 100 * test.high, "p_value": test.p_value})
+    return pd.DataFrame(rows)

@@ -1,0 +1,129 @@
+"""The per-category delta explorer: one-to-one vs ToolEq bars, the per-query scatter, a query list that opens
+the selected query in the inspector."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+import pandas as pd
+
+from toolex.metrics import NAMES
+from toolex.widgets.data import InspectorData
+from toolex.widgets.inspector import QueryInspector
+
+ALL = "all"
+KS = (1, 3, 5, 10, 20, 50, 100)
+
+
+def category_summary(data: InspectorData, retrievers: Sequence[str], metric: str, k: int,
+                     category: str = ALL) -> pd.DataFrame:
+    """Per retriever: mean one-to-one, ToolEq and Δ (percent) over the category's queries."""
+    rows = []
+    for name in retrievers:
+        frame = data.per_query(name, k)
+        if category != ALL:
+            frame = frame[frame.category == category]
+        one, eq = 100 * frame[f"one_to_one_{metric}"].mean(), 100 * frame[f"tooleq_{metric}"].mean()
+        rows.append({"retriever": name, "queries": len(frame), "one_to_one": one, "tooleq": eq, "delta": eq - one})
+    return pd.DataFrame(rows)
+
+
+def query_points(data: InspectorData, retrievers: Sequence[str], metric: str, k: int,
+                 category: str = ALL) -> pd.DataFrame:
+    """Per retriever and query: the two scores and their gap, largest gap first."""
+    parts = []
+    for name in retrievers:
+        frame = data.per_query(name, k)
+        if category != ALL:
+            frame = frame[frame.category == category]
+        parts.append(pd.DataFrame({"retriever": name, "query_id": frame.index,
+                                   "one_to_one": frame[f"one_to_one_{metric}"].to_numpy(),
+                                   "tooleq": frame[f"tooleq_{metric}"].to_numpy()}))
+    points = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        columns=["retriever", "query_id", "one_to_one", "tooleq"])
+    points["gap"] = points.tooleq - points.one_to_one
+    return points.sort_values(["gap", "query_id"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+class DeltaExplorer:
+    """Pick retrievers, metric, K and category; selecting a query in the list opens it in ``inspector``."""
+
+    def __init__(self, data: InspectorData, inspector: QueryInspector | None = None, k: int = 10,
+                 plots: bool = True) -> None:
+        self.data, self.inspector, self.plots = data, inspector, plots
+        names = list(data.runs)
+        self.retrievers = widgets.SelectMultiple(options=names, value=tuple(names), description="retrievers")
+        self.metric = widgets.Dropdown(options=list(NAMES), value="ndcg", description="metric")
+        self.k = widgets.Dropdown(options=list(KS), value=k if k in KS else 10, description="K")
+        self.category = widgets.Dropdown(options=[ALL, *data.categories()], value=ALL, description="category")
+        self.queries = widgets.Select(options=[], rows=8, description="queries",
+                                      layout=widgets.Layout(width="95%"))
+        self.queries.add_class("toolex-explorer-queries")
+        self.table = widgets.HTML()
+        self.bars = widgets.Output()
+        self.scatter = widgets.Output()
+        self.summary = pd.DataFrame()
+        self.points = pd.DataFrame()
+        controls = widgets.HBox([self.retrievers, widgets.VBox([self.metric, self.k, self.category])])
+        self.widget = widgets.VBox([widgets.HTML(f"<small>{data.label}</small>"), controls, self.table,
+                                    widgets.HBox([self.bars, self.scatter]),
+                                    widgets.HTML("<b>Queries by ToolEq − one-to-one gap</b> (select one to inspect it)"),
+                                    self.queries])
+        for control in (self.retrievers, self.metric, self.k, self.category):
+            control.observe(self._changed, names="value")
+        self.queries.observe(self._selected, names="value")
+        self.refresh()
+
+    def _changed(self, _change: dict) -> None:
+        self.refresh()
+
+    def _selected(self, change: dict) -> None:
+        if change["new"] and self.inspector is not None:
+            self.inspector.show(change["new"])
+
+    def refresh(self) -> None:
+        names, metric, k, category = list(self.retrievers.value), self.metric.value, int(self.k.value), \
+            self.category.value
+        self.summary = category_summary(self.data, names, metric, k, category)
+        self.points = query_points(self.data, names, metric, k, category)
+        self.table.value = self.summary.to_html(index=False, float_format=lambda v: f"{v:.2f}")
+        first = self.points.drop_duplicates("query_id")
+        options = [(f"{r.query_id}  ({r.retriever}: {r.one_to_one:.2f} → {r.tooleq:.2f})", r.query_id)
+                   for r in first.itertuples()]
+        self.queries.unobserve(self._selected, names="value")
+        self.queries.options = options
+        self.queries.value = None
+        self.queries.observe(self._selected, names="value")
+        if self.plots:
+            self._draw(metric, k, category)
+
+    def _draw(self, metric: str, k: int, category: str) -> None:
+        import matplotlib.pyplot as plt
+
+        for out in (self.bars, self.scatter):
+            out.clear_output(wait=True)
+        with self.bars:
+            fig, ax = plt.subplots(figsize=(4.2, 3))
+            x = range(len(self.summary))
+            ax.bar([i - 0.2 for i in x], self.summary.one_to_one, 0.4, label="one-to-one", color="tab:gray")
+            ax.bar([i + 0.2 for i in x], self.summary.tooleq, 0.4, label="ToolEq", color="tab:blue")
+            ax.set_xticks(list(x), list(self.summary.retriever), fontsize=8)
+            ax.set_ylabel(f"{metric}@{k} (%)")
+            ax.set_title(f"category: {category}", fontsize=9)
+            ax.legend(fontsize=7)
+            plt.show()
+        with self.scatter:
+            fig, ax = plt.subplots(figsize=(3.4, 3))
+            for name, group in self.points.groupby("retriever", sort=False):
+                ax.scatter(group.one_to_one, group.tooleq, s=10, alpha=0.5, label=name)
+            ax.plot([0, 1], [0, 1], color="0.5", lw=0.7)
+            ax.set_xlabel(f"one-to-one {metric}@{k}")
+            ax.set_ylabel(f"ToolEq {metric}@{k}")
+            ax.legend(fontsize=7)
+            plt.show()
+
+    def _ipython_display_(self) -> None:  # pragma: no cover - display hook
+        from IPython.display import display
+
+        display(self.widget)

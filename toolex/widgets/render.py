@@ -1,0 +1,90 @@
+"""HTML of the inspector's panels, as plain functions of :class:`toolex.widgets.data.InspectorData`."""
+
+from __future__ import annotations
+
+from html import escape
+
+from toolex.metrics import NAMES
+from toolex.widgets.data import EQUIVALENT, GROUND_TRUTH, InspectorData
+
+COLOURS = {GROUND_TRUTH: "#c8f7c5", EQUIVALENT: "#cfe3ff"}
+
+
+def _table(header: list[str], rows: list[list[str]], styles: list[str] | None = None) -> str:
+    head = "".join(f"<th style='text-align:left;padding:2px 6px'>{escape(h)}</th>" for h in header)
+    body = []
+    for i, row in enumerate(rows):
+        style = f" style='background:{styles[i]}'" if styles and styles[i] else ""
+        body.append(f"<tr{style}>" + "".join(f"<td style='padding:2px 6px'>{c}</td>" for c in row) + "</tr>")
+    return f"<table style='border-collapse:collapse;font-size:12px'><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def query_html(data: InspectorData, query_id: str) -> str:
+    """The query, its instruction, category and C*."""
+    q = data.queries[query_id]
+    tools = ", ".join(f"<code>{escape(t)}</code>" for t in q.reference)
+    return (f"<div class='toolex-query-header'><h3>{escape(query_id)}</h3>"
+            f"<p><b>Query:</b> {escape(q.text)}</p>"
+            f"<p><b>Instruction:</b> {escape(q.instruction or '—')}</p>"
+            f"<p><b>Category:</b> {escape(q.category)} · <b>subset:</b> {escape(q.subset or '—')}</p>"
+            f"<p><b>C* (ground truth):</b> {tools}</p></div>")
+
+
+def subqueries_html(data: InspectorData, query_id: str, top: int = 20) -> str:
+    """Stage 1 sub-queries and, per sub-query, the ranked candidates of Stage 2 with verdicts and reasons."""
+    d = data.decompositions.get(query_id)
+    if d is None:
+        return "<p>No Stage 1 record for this query.</p>"
+    if not d.ok:
+        return f"<p><b>Decomposition failed:</b> {escape(d.error)}</p>"
+    sets = {v.index: v for v in data.verified.get(query_id, [])}
+    parts = []
+    for s in d.subqueries:
+        parts.append(f"<h4>Sub-query {s.index + 1}: {escape(s.text)}</h4>"
+                     f"<p>reference tool <code>{escape(s.reference_tool)}</code></p>")
+        v = sets.get(s.index)
+        if v is None:
+            parts.append("<p>No Stage 2 record.</p>")
+            continue
+        rows, styles = [], []
+        for c in sorted(v.candidates, key=lambda c: (c.rank == 0, c.rank))[:top]:
+            verdict = ("reference" if c.tool_id == v.reference_tool else "judge failed"
+                       if c.verdict.equivalent is None else "equivalent" if c.verdict.equivalent else "no")
+            rows.append([str(c.rank or "—"), f"<code>{escape(c.tool_id)}</code>", escape(verdict),
+                         escape(c.verdict.reason)])
+            styles.append(COLOURS[GROUND_TRUTH] if verdict == "reference" else
+                          COLOURS[EQUIVALENT] if verdict == "equivalent" else "")
+        parts.append(_table(["rank", "candidate", "verdict", "reason"], rows, styles))
+    return "".join(parts)
+
+
+def combinations_html(data: InspectorData, query_id: str) -> str:
+    """Stage 3: the combinations considered, their fusion score and audit result."""
+    a = data.audited.get(query_id)
+    if a is None:
+        return "<p>No Stage 3 record for this query.</p>"
+    rows, styles = [], []
+    for c in a.combinations:
+        result = "C*" if c.is_reference else "valid" if c.valid else (
+            "judge failed" if c.verdict.equivalent is None else "rejected")
+        rows.append([", ".join(f"<code>{escape(t)}</code>" for t in c.tools), f"{c.rrf:.4f}", escape(result),
+                     escape(c.verdict.reason)])
+        styles.append(COLOURS[GROUND_TRUTH] if c.is_reference else COLOURS[EQUIVALENT] if c.valid else "")
+    summary = (f"<p>{len(a.combinations)} combinations audited (product of verified sets: {a.product_size}); "
+               f"{len(a.valid)} valid.</p>")
+    return summary + _table(["tools", "RRF", "audit", "reason"], rows, styles)
+
+
+def ranking_html(data: InspectorData, retriever: str, query_id: str, k: int = 10) -> str:
+    """The retriever's top ``k`` with C* and verified equivalents highlighted, and the query's scores."""
+    scores = data.scores(retriever, query_id, k)
+    score_rows = [[f"{m}@{k}", f"{scores[f'one_to_one_{m}']:.3f}", f"{scores[f'tooleq_{m}']:.3f}"] for m in NAMES]
+    ranking = data.ranking(retriever, query_id, k)
+    rows = [[str(r.rank), f"<code>{escape(r.tool_id)}</code>", escape(r.name), f"{r.score:.4f}", escape(r.mark)]
+            for r in ranking]
+    legend = (f"<p><span style='background:{COLOURS[GROUND_TRUTH]}'>&nbsp;ground truth (C*)&nbsp;</span> "
+              f"<span style='background:{COLOURS[EQUIVALENT]}'>&nbsp;verified equivalent&nbsp;</span></p>")
+    return (f"<div class='toolex-scores'><h4>{escape(retriever)} — scores of this query</h4>"
+            + _table(["metric", "one-to-one", "ToolEq"], score_rows) + "</div>"
+            + f"<h4>{escape(retriever)} — top {k}</h4>" + legend
+            + _table(["rank", "tool", "name", "score", "mark"], rows, [COLOURS.get(r.mark, "") for r in ranking]))
