@@ -24,8 +24,15 @@ def skills(corpus_path):
 
 @pytest.fixture
 def isolated(tmp_path, monkeypatch):
-    """Artifacts and LLM cache in a temporary folder; no LLM endpoint configured."""
+    """Artifacts and LLM cache in a temporary folder; no LLM endpoint configured and no local server reachable
+    (a local server that happens to run must not change which generator ``auto`` picks)."""
+    import socket
+
     monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "artifacts"))
+    monkeypatch.setenv("TOOLEX_CACHE", str(tmp_path / "cache"))
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        monkeypatch.setenv("TOOLEX_LLM_PORT", str(sock.getsockname()[1]))
     for var in ("TOOLEX_LLM_BASE_URL", "TOOLEX_LLM_OFFLINE", "TOOLEX_LLM_MODEL"):
         monkeypatch.delenv(var, raising=False)
     return tmp_path
