@@ -5,10 +5,10 @@ PY ?= python
 
 .PHONY: llm-install llm-up llm-down llm-status test-llm
 
-llm-install:  ## install llama-cpp-python[server] (cached wheel, else build it) and assemble the model
+llm-install: setup ## install llama-cpp-python[server] (cached wheel, else build it) and assemble the model
 	$(PY) -m toolex.llm.local install
 
-llm-up:  ## start the local server in the background and wait until /v1/models answers
+llm-up: setup ## start the local server in the background and wait until /v1/models answers
 	$(PY) -m toolex.llm.local up
 
 llm-down:  ## stop the local server
