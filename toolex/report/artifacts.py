@@ -142,18 +142,6 @@ def _judge_key(kind: str) -> dict[str, Any]:
             "base_url": os.environ.get("TOOLEX_LLM_BASE_URL", "")}
 
 
-def warm_offline_judge(embedder: Any, queries: Sequence[Query], tools: Sequence[Tool]) -> None:
-    """Encode, in large batches, every text the offline judge embeds one query at a time (the clauses of
-    multi-tool queries and the tool documents), so its per-query calls all hit the embedding cache."""
-    from toolex.annotate.judges.offline import clauses
-
-    fmt = embedder.format
-    embedder.embed([fmt.doc(t.text) for t in tools], desc="warm: tools")
-    texts = dict.fromkeys(fmt.query(c, "") for q in queries if len(q.reference) > 1 for c in clauses(q.text))
-    if texts:
-        embedder.embed(list(texts), desc="warm: clauses")
-
-
 def ensure_annotations(workspace: Workspace, judge_kind: str | None = None, progress: bool = False) -> Annotated:
     """The ToolEX artifacts of the workspace's queries with a judge, reused when present, else computed."""
     from toolex.annotate.pipeline import AnnotateConfig, ToolEX
@@ -168,8 +156,6 @@ def ensure_annotations(workspace: Workspace, judge_kind: str | None = None, prog
 
         embedder = retriever(config.retriever)
         judge = build_judge(kind, embedder=embedder, progress=progress)
-        if kind == "offline" and getattr(embedder, "cache", None) is not None:
-            warm_offline_judge(embedder, workspace.queries, list(workspace.tools.values()))
         ToolEX(workspace.benchmarks, judge, folder.folder, config, retriever=embedder, progress=progress,
                queries=workspace.queries).run()
         manifest = folder.manifest()

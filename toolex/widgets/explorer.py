@@ -16,14 +16,18 @@ ALL = "all"
 KS = (1, 3, 5, 10, 20, 50, 100)
 
 
+def _scores(data: InspectorData, name: str, k: int, category: str) -> pd.DataFrame:
+    """One retriever's per-query scores at ``k``, restricted to ``category`` unless it is ``all``."""
+    frame = data.per_query(name, k)
+    return frame if category == ALL else frame[frame.category == category]
+
+
 def category_summary(data: InspectorData, retrievers: Sequence[str], metric: str, k: int,
                      category: str = ALL) -> pd.DataFrame:
     """Per retriever: mean one-to-one, ToolEq and Δ (percent) over the category's queries."""
     rows = []
     for name in retrievers:
-        frame = data.per_query(name, k)
-        if category != ALL:
-            frame = frame[frame.category == category]
+        frame = _scores(data, name, k, category)
         one, eq = 100 * frame[f"one_to_one_{metric}"].mean(), 100 * frame[f"tooleq_{metric}"].mean()
         rows.append({"retriever": name, "queries": len(frame), "one_to_one": one, "tooleq": eq, "delta": eq - one})
     return pd.DataFrame(rows)
@@ -34,9 +38,7 @@ def query_points(data: InspectorData, retrievers: Sequence[str], metric: str, k:
     """Per retriever and query: the two scores and their gap, largest gap first."""
     parts = []
     for name in retrievers:
-        frame = data.per_query(name, k)
-        if category != ALL:
-            frame = frame[frame.category == category]
+        frame = _scores(data, name, k, category)
         parts.append(pd.DataFrame({"retriever": name, "query_id": frame.index,
                                    "one_to_one": frame[f"one_to_one_{metric}"].to_numpy(),
                                    "tooleq": frame[f"tooleq_{metric}"].to_numpy()}))
