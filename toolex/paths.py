@@ -60,6 +60,11 @@ def tables_dir() -> Path:
     return _env_path("TOOLEX_TABLES", ROOT / "tables")
 
 
+def recorded_dir() -> Path:
+    """LLM-written artifacts kept with the project (annotation samples, skill benchmarks): slow to redo."""
+    return ROOT / "data"
+
+
 def expected_dir() -> Path:
     """Expected numbers of our own pipeline, kept as data and checked with a tolerance."""
     return ROOT / "data" / "expected"

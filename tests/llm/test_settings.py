@@ -56,3 +56,14 @@ def test_key_is_never_on_the_settings_or_client(monkeypatch: pytest.MonkeyPatch)
 def test_invalid_response_format() -> None:
     with pytest.raises(SettingsError):
         LLMSettings(response_format="xml")
+
+
+def test_local_from_env_keeps_the_local_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLEX_LLM_BASE_URL", "https://api.example.com/v1")
+    monkeypatch.setenv("TOOLEX_LLM_MODEL", "big-model")
+    monkeypatch.setenv("TOOLEX_LLM_CONCURRENCY", "4")
+    monkeypatch.setenv("TOOLEX_LLM_PORT", "8123")
+    s = LLMSettings.local_from_env()
+    assert s.base_url == "http://127.0.0.1:8123/v1" and s.model == LLMSettings.local().model
+    assert s.concurrency == 4 and s.response_format == "json_object"
+    assert LLMSettings.local_from_env(concurrency=3).concurrency == 3

@@ -198,3 +198,51 @@ def test_ensure_offline_fallback(isolated, skills, corpus_path):
     assert (folder / "manifest.json").stat().st_mtime_ns == stamp
     assert [q.text for q in again] == [q.text for q in bench]
     assert again.checksum == bench.checksum
+
+
+class CountingWriter:
+    """The offline template under another name, counting the seeds it is asked to write."""
+
+    def __init__(self, name: str = "llm:counting") -> None:
+        self.name, self.template, self.written = name, TemplateGenerator(), 0
+
+    def describe(self) -> dict:
+        return {"generator": self.name, "prompt_version": "counting-1"}
+
+    def generate(self, seeds, pool):
+        self.written += len(seeds)
+        return self.template.generate(seeds, pool)
+
+
+def test_writing_stops_when_enough_queries_are_kept(pool):
+    writer = CountingWriter()
+    chunked = build_queries(pool, writer, 40, seed=4, chunk=8)
+    whole = build_queries(pool, TemplateGenerator(), 40, seed=4, chunk=10**6)
+    assert [(q.text, q.skills) for q in chunked.queries] == [(q.text, q.skills) for q in whole.queries]
+    counts = chunked.counts()
+    assert writer.written == counts["generated"] < whole.counts()["generated"]
+    assert counts["generated"] - counts["examined"] < 8  # at most the rest of the last chunk is unread
+
+
+def test_recorded_llm_benchmark_is_reused_without_an_llm(isolated, skills, corpus_path, monkeypatch):
+    from toolex import paths
+    from toolex.skills import record_benchmark, recorded_skills_dir, skills_dir, work_folder
+
+    monkeypatch.setattr(paths, "recorded_dir", lambda: isolated / "recorded")
+    settings = SkillSettings.for_smoke(pool_size=200, n_queries=10)
+    assert ensure_skill_benchmark(settings, generator="recorded", corpus=corpus_path, skills=skills,
+                                  progress=False).meta["generator"]["generator"] == "offline-template"
+    written = ensure_skill_benchmark(settings, generator=CountingWriter(), corpus=corpus_path, skills=skills)
+    copy = record_benchmark(written)
+    assert copy == recorded_skills_dir() / "smoke-llm-counting" / "benchmark"
+    import shutil
+
+    shutil.rmtree(skills_dir() / "smoke-llm-counting")
+    for kind in ("recorded", "auto"):
+        found = ensure_skill_benchmark(settings, generator=kind, corpus=corpus_path, skills=skills)
+        assert found.meta["generator"]["generator"] == "llm:counting"
+        assert [q.text for q in found] == [q.text for q in written] and found.checksum == written.checksum
+    assert work_folder(found) == skills_dir() / "smoke-llm-counting"  # SkillEq never writes into data/
+    other = SkillSettings.for_smoke(pool_size=200, n_queries=11)
+    assert ensure_skill_benchmark(other, generator="recorded", corpus=corpus_path,
+                                  skills=skills).meta["generator"]["generator"] == "offline-template"

@@ -81,8 +81,14 @@ class LLMSettings:
         return cls(**base)
 
     @classmethod
-    def from_env(cls, **overrides: Any) -> LLMSettings:
-        """Settings from ``TOOLEX_LLM_*`` variables; without ``TOOLEX_LLM_BASE_URL`` the local preset."""
+    def local_from_env(cls, **overrides: Any) -> LLMSettings:
+        """The local preset with the ``TOOLEX_LLM_*`` tuning variables applied (concurrency, timeout, ...);
+        ``TOOLEX_LLM_BASE_URL`` and ``TOOLEX_LLM_MODEL`` are ignored: the local server is always the target."""
+        values = {k: v for k, v in cls._env_values().items() if k not in ("base_url", "model")}
+        return cls.local(**{**values, **overrides})
+
+    @classmethod
+    def _env_values(cls) -> dict[str, Any]:
         env = os.environ
         values: dict[str, Any] = {}
         for name, kind in _ENV_FIELDS.items():
@@ -94,7 +100,12 @@ class LLMSettings:
                 values[name] = _parse(raw, kind)
             except ValueError as exc:
                 raise SettingsError(f"{var}={raw!r}: {exc}") from None
-        values.update(overrides)
+        return values
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> LLMSettings:
+        """Settings from ``TOOLEX_LLM_*`` variables; without ``TOOLEX_LLM_BASE_URL`` the local preset."""
+        values = {**cls._env_values(), **overrides}
         if "base_url" not in values:
             return cls.local(**values)
         return cls(**values)

@@ -15,7 +15,10 @@ from toolex.skills.artifacts import (
     ensure_skill_benchmark,
     ensure_skilleq,
     make_generator,
+    record_benchmark,
+    recorded_skills_dir,
     skills_dir,
+    work_folder,
 )
 from toolex.skills.build import BuildReport, SkillQuery, build_queries
 from toolex.skills.lengths import TOKENIZERS, figure5, length_summary, token_lengths, tool_vs_skill_lengths
@@ -42,6 +45,8 @@ __all__ = [
     "load_skills",
     "make_generator",
     "paper_rows",
+    "record_benchmark",
+    "recorded_skills_dir",
     "repository_of",
     "skill_tool",
     "skills_dir",
@@ -49,4 +54,5 @@ __all__ = [
     "token_lengths",
     "tool_vs_skill_lengths",
     "wide",
+    "work_folder",
 ]

@@ -15,6 +15,8 @@ from toolex.skills.artifacts import (
     benchmark_folder,
     ensure_skill_benchmark,
     ensure_skilleq,
+    record_benchmark,
+    work_folder,
 )
 
 
@@ -26,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-queries", type=int, default=None)
     parser.add_argument("--pool-size", type=int, default=None, help="skills in the pool; 0 for the whole corpus")
     parser.add_argument("--no-table3", action="store_true", help="skip scoring the retrievers")
+    parser.add_argument("--record", action="store_true",
+                        help="copy the built benchmark to data/skills (LLM-written benchmarks worth committing)")
     args = parser.parse_args(argv)
     settings = SkillSettings.for_smoke() if args.smoke else SkillSettings()
     changes = {}
@@ -42,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"benchmark": str(benchmark_folder(benchmark)), "queries": len(benchmark),
                       "skills": len(benchmark.tools), "generator": benchmark.meta["generator"]["generator"],
                       "counts": counts}, indent=1))
+    if args.record:
+        print(f"recorded in {record_benchmark(benchmark)}")
     folder = ensure_skilleq(benchmark, judge=args.judge)
     from toolex.annotate.stats import table1
 
@@ -54,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         frame = table3(benchmark, folder, with_paper=False)
         print(wide(frame).to_string())
         summary["table3"] = frame.to_dict(orient="records")
-    out = benchmark_folder(benchmark) / f"summary-{args.judge}.json"
+    out = work_folder(benchmark) / f"summary-{args.judge}.json"
     out.write_text(json.dumps(summary, indent=1, default=str), encoding="utf-8")
     print(f"wrote {out}")
     return 0

@@ -1,6 +1,7 @@
 """The skill benchmark and SkillEq as cached artifacts: computed when missing, reused when present.
 
-Layout under :func:`skills_dir` (``<artifacts>/skills``)::
+Layout under :func:`skills_dir` (``<artifacts>/skills``; LLM-written benchmarks worth keeping are copied to
+:func:`recorded_skills_dir`, ``data/skills``, and found there too)::
 
     <setting>-<generator>/benchmark/{queries.jsonl, pool_ids.txt, manifest.json}
     <setting>-<generator>/skilleq-<judge>/{subqueries.jsonl, verified.jsonl, query_combo_verified.jsonl,
@@ -27,9 +28,9 @@ from toolex.errors import InputError
 from toolex.skills.build import Generator, build_queries
 from toolex.skills.loader import corpus_checksum, default_corpus, load_skills
 from toolex.skills.pool import sample_pool
-from toolex.skills.store import read_benchmark, read_manifest, write_benchmark
+from toolex.skills.store import MANIFEST, POOL, QUERIES, read_benchmark, read_manifest, write_benchmark
 
-GENERATORS = ("auto", "offline", "local", "api")
+GENERATORS = ("auto", "recorded", "offline", "local", "api")
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,13 @@ def skills_dir() -> Path:
     return artifacts_dir() / "skills"
 
 
+def recorded_skills_dir() -> Path:
+    """LLM-written skill benchmarks kept with the project (``data/skills/<setting>-<generator>/benchmark``)."""
+    from toolex.paths import recorded_dir
+
+    return recorded_dir() / "skills"
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()
 
@@ -73,7 +81,7 @@ def make_generator(kind: str = "offline", progress: bool = True) -> Generator:
         from toolex.llm import LLMSettings
         from toolex.skills.llm_writer import LLMGenerator
 
-        settings = LLMSettings.local() if kind == "local" else LLMSettings.from_env()
+        settings = LLMSettings.local_from_env() if kind == "local" else LLMSettings.from_env()
         return LLMGenerator(settings, progress=progress)
     raise InputError(None, f"unknown generator {kind!r}; choose one of {', '.join(GENERATORS)}")
 
@@ -97,12 +105,13 @@ def _key(checksum: str, settings: SkillSettings, generator: dict[str, Any]) -> s
 
 
 def _existing_llm_folder(settings: SkillSettings, checksum: str) -> Path | None:
-    """A complete LLM-written benchmark of these settings and this corpus, if one was built before."""
-    for manifest_path in sorted(skills_dir().glob(f"{settings.label}-llm-*/benchmark/manifest.json")):
-        manifest = read_manifest(manifest_path.parent)
-        if manifest.get("corpus", {}).get("checksum") == checksum and manifest.get("settings") == json.loads(
-                json.dumps(asdict(settings))):
-            return manifest_path.parent
+    """A complete LLM-written benchmark of these settings and this corpus, built here or recorded."""
+    wanted = json.loads(json.dumps(asdict(settings)))
+    for root in (skills_dir(), recorded_skills_dir()):
+        for manifest_path in sorted(root.glob(f"{settings.label}-llm-*/benchmark/manifest.json")):
+            manifest = read_manifest(manifest_path.parent)
+            if manifest.get("corpus", {}).get("checksum") == checksum and manifest.get("settings") == wanted:
+                return manifest_path.parent
     return None
 
 
@@ -111,20 +120,22 @@ def ensure_skill_benchmark(settings: SkillSettings | None = None, generator: str
                            rebuild: bool = False, progress: bool = True) -> Benchmark:
     """The SkillRet-style one-to-one benchmark of ``settings``, built when missing, read back when present.
 
-    ``generator="auto"`` reuses an LLM-written benchmark of the same settings when there is one, else writes
-    with the configured LLM (``TOOLEX_LLM_BASE_URL``, or the local server when it answers), else with the
-    offline template. ``skills``: the loaded corpus, to avoid reading it twice.
+    ``generator="auto"`` reuses an LLM-written benchmark of the same settings when there is one (built here or
+    recorded in ``data/skills``), else writes with the configured LLM (``TOOLEX_LLM_BASE_URL``, or the local
+    server when it answers), else with the offline template. ``generator="recorded"`` reuses an LLM-written
+    benchmark when there is one and otherwise uses the template, never calling an LLM. ``skills``: the loaded
+    corpus, to avoid reading it twice.
     """
     settings = settings or SkillSettings()
     corpus_path = Path(corpus) if corpus is not None else default_corpus()
     checksum = corpus_checksum(corpus_path)
     if isinstance(generator, str):
         kind = generator
-        if kind == "auto":
+        if kind in ("auto", "recorded"):
             found = None if rebuild else _existing_llm_folder(settings, checksum)
             if found is not None:
                 return read_benchmark(found, skills)
-            kind = llm_available() or "offline"
+            kind = (llm_available() if kind == "auto" else None) or "offline"
         gen = make_generator(kind, progress=progress)
     else:
         gen = generator
@@ -157,8 +168,26 @@ def ensure_skill_benchmark(settings: SkillSettings | None = None, generator: str
 
 
 def benchmark_folder(benchmark: Benchmark) -> Path:
-    """The artifact folder (``<setting>-<generator>``) a benchmark was read from."""
+    """The folder (``<setting>-<generator>``) a benchmark was read from (built here or recorded)."""
     return Path(benchmark.sources[0]).parent.parent
+
+
+def record_benchmark(benchmark: Benchmark) -> Path:
+    """Copy a built benchmark folder to :func:`recorded_skills_dir` (to be committed); returns the copy."""
+    import shutil
+
+    source = benchmark_folder(benchmark) / "benchmark"
+    target = recorded_skills_dir() / benchmark_folder(benchmark).name / "benchmark"
+    if source.resolve() != target.resolve():
+        target.mkdir(parents=True, exist_ok=True)
+        for name in (QUERIES, POOL, MANIFEST):  # the manifest last: it marks a complete folder
+            shutil.copyfile(source / name, target / name)
+    return target
+
+
+def work_folder(benchmark: Benchmark) -> Path:
+    """Where the SkillEq artifacts and summaries of a benchmark go: ``skills_dir()/<setting>-<generator>``."""
+    return skills_dir() / benchmark_folder(benchmark).name
 
 
 def ensure_skilleq(benchmark: Benchmark, judge: str = "offline", retriever: Any = None,
@@ -176,6 +205,6 @@ def ensure_skilleq(benchmark: Benchmark, judge: str = "offline", retriever: Any 
 
         retriever = build_retriever(config.retriever, progress=progress)
     judge_obj = build_judge(judge, embedder=retriever if judge == "offline" else None, progress=progress)
-    folder = Path(out_dir) if out_dir is not None else benchmark_folder(benchmark) / f"skilleq-{slug(judge)}"
+    folder = Path(out_dir) if out_dir is not None else work_folder(benchmark) / f"skilleq-{slug(judge)}"
     ToolEX([benchmark], judge_obj, folder, config, retriever=retriever, progress=progress).run()
     return folder

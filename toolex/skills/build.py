@@ -94,8 +94,12 @@ def reject_reason(text: str | None, error: str | None, names: list[str], seen: s
 
 def build_queries(pool: Mapping[str, Tool], generator: Generator, n_queries: int, seed: int = 0,
                   sizes: tuple[float, ...] = DEFAULT_SIZES, oversample: float = 1.25, max_rounds: int = 4,
-                  id_prefix: str = "skillret", examples: int = 5) -> BuildReport:
-    """Draw, write and filter until ``n_queries`` queries are kept (or ``max_rounds`` rounds are spent)."""
+                  id_prefix: str = "skillret", examples: int = 5, chunk: int = 32) -> BuildReport:
+    """Draw, write and filter until ``n_queries`` queries are kept (or ``max_rounds`` rounds are spent).
+
+    The seeds of a round are written ``chunk`` at a time and writing stops once enough queries are kept, so
+    an LLM writes no query that would be thrown away unread; the seeds drawn do not depend on ``chunk``.
+    """
     sampler = SeedSampler(eligible(pool), sizes)
     report = BuildReport([])
     seen: set[str] = set()
@@ -109,22 +113,32 @@ def build_queries(pool: Mapping[str, Tool], generator: Generator, n_queries: int
             break
         used.update(tuple(sorted(s.skills)) for s in seeds)
         report.rounds += 1
-        written = generator.generate(seeds, pool)
-        report.generated += len(seeds)
-        for s, (text, error) in zip(seeds, written):
+        for start in range(0, len(seeds), max(1, chunk)):
             if len(report.queries) >= n_queries:
                 break
-            report.examined += 1
-            names = [pool[i].name for i in s.skills]
-            reason = reject_reason(text, error, names, seen)
-            if reason is not None:
-                report.rejected[reason] += 1
-                bucket = report.examples.setdefault(reason, [])
-                if len(bucket) < examples:
-                    bucket.append({"skills": names, "query": text, "error": error})
-                continue
-            assert text is not None
-            seen.add(normalise(text))
-            report.queries.append(SkillQuery(f"{id_prefix}-{len(report.queries):05d}", text, s.skills, s.strategy,
-                                             generator.name))
+            batch = seeds[start:start + max(1, chunk)]
+            written = generator.generate(batch, pool)
+            report.generated += len(batch)
+            for s, (text, error) in zip(batch, written):
+                if len(report.queries) >= n_queries:
+                    break
+                _examine(report, s, text, error, pool, seen, generator.name, id_prefix, examples)
     return report
+
+
+def _examine(report: BuildReport, seed: Seed, text: str | None, error: str | None, pool: Mapping[str, Tool],
+             seen: set[str], generator: str, id_prefix: str, examples: int) -> None:
+    """Filter one written query into ``report`` (kept, or counted under its reject reason)."""
+    report.examined += 1
+    names = [pool[i].name for i in seed.skills]
+    reason = reject_reason(text, error, names, seen)
+    if reason is not None:
+        report.rejected[reason] += 1
+        bucket = report.examples.setdefault(reason, [])
+        if len(bucket) < examples:
+            bucket.append({"skills": names, "query": text, "error": error})
+        return
+    assert text is not None
+    seen.add(normalise(text))
+    report.queries.append(SkillQuery(f"{id_prefix}-{len(report.queries):05d}", text, seed.skills, seed.strategy,
+                                     generator))

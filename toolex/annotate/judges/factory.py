@@ -26,7 +26,7 @@ def build_judge(kind: str, embedder: Any = None, mode: str = "per-candidate", pr
         from toolex.annotate.judges.llm import LLMJudge
         from toolex.llm import LLMSettings
 
-        settings = LLMSettings.local() if kind == "local" else LLMSettings.from_env()
+        settings = LLMSettings.local_from_env() if kind == "local" else LLMSettings.from_env()
         judge = LLMJudge(settings, mode=mode, progress=progress)
     else:
         raise InputError(None, f"unknown judge {kind!r}; choose one of {', '.join(JUDGES)}")
