@@ -1,0 +1,103 @@
+"""LLM-judged annotation runs kept with the project (``data/annotations/<run>/``) in the notebooks.
+
+An LLM run is slow to redo, so it is committed; here it is read back and set beside the offline judge run on
+the same queries with the same settings (retriever, pool, candidates, combination cap), so the two Table 1s
+differ only by their judge. The offline twin is computed once under ``<artifacts>/annotations/`` and reused.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from toolex import __version__, paths
+from toolex.annotate.artifacts import ArtifactFolder
+from toolex.annotate.stats import table1
+from toolex.data import load_benchmark
+from toolex.data.records import Benchmark, Query
+from toolex.errors import InputError
+from toolex.report.artifacts import fingerprint, retriever, slug
+
+AGREEMENT_FILE = "agreement.json"
+
+
+def recorded_runs(root: str | Path | None = None) -> list[Path]:
+    """The annotation run folders under ``data/annotations`` (each with a manifest and annotations)."""
+    root = Path(root) if root is not None else paths.recorded_dir() / "annotations"
+    return sorted(p.parent for p in root.glob("*/manifest.json") if (p.parent / "annotations.jsonl").exists())
+
+
+def run_queries(folder: str | Path, data: str | Path | None = None) -> tuple[list[Benchmark], list[Query]]:
+    """The benchmarks a run names in its manifest (checksums checked) and the queries it annotated."""
+    run = ArtifactFolder(folder)
+    manifest = run.manifest()
+    benchmarks = []
+    for entry in manifest.get("benchmarks", []):
+        bench = load_benchmark(entry["name"], data)
+        if entry.get("checksum") and entry["checksum"] != bench.checksum:
+            raise InputError(run.path("manifest.json"), f"benchmark {entry['name']} changed since the run "
+                             f"(checksum {bench.checksum[:12]} != {entry['checksum'][:12]})")
+        benchmarks.append(bench)
+    ids = {d.query_id for d in run.decompositions()}
+    queries = [q for b in benchmarks for q in b.queries if q.id in ids]
+    if len(queries) != len(ids):
+        raise InputError(run.path("subqueries.jsonl"), f"{len(ids) - len(queries)} query ids are not in the "
+                         "benchmarks of the manifest")
+    return benchmarks, queries
+
+
+def offline_twin(folder: str | Path, progress: bool = False) -> ArtifactFolder:
+    """The offline judge's run on the same queries with the same settings as the recorded run (cached)."""
+    from toolex.annotate.judges import build_judge
+    from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+
+    run = ArtifactFolder(folder)
+    config = AnnotateConfig(**run.manifest()["config"])
+    benchmarks, queries = run_queries(folder)
+    key = fingerprint(sorted(q.id for q in queries), [b.checksum for b in benchmarks], config.__dict__,
+                      __version__)
+    twin = ArtifactFolder(paths.artifacts_dir() / "annotations" / f"offline-twin-{slug(run.folder.name)}-{key}")
+    if not (twin.manifest().get("files") and twin.annotations_path().exists()):
+        embedder = retriever(config.retriever)
+        judge = build_judge("offline", embedder=embedder, progress=progress)
+        ToolEX(benchmarks, judge, twin.folder, config, retriever=embedder, progress=progress,
+               queries=queries).run()
+    return twin
+
+
+def table1_per_judge(folder: str | Path, progress: bool = False) -> pd.DataFrame:
+    """Table 1 per subset for the recorded LLM run and for its offline twin, indexed by (judge, subset)."""
+    benchmarks, queries = run_queries(folder)
+    subset_of = {q.id: b.name for b in benchmarks for q in b.queries}
+    frames = [table1(ArtifactFolder(folder), subset_of), table1(offline_twin(folder, progress), subset_of)]
+    return pd.concat(frames).reset_index().set_index(["judge", "group"])
+
+
+def agreement_table(folder: str | Path) -> pd.DataFrame:
+    """The recorded offline-vs-LLM agreement (``toolex agreement``) as one row per decision kind."""
+    path = Path(folder) / AGREEMENT_FILE
+    if not path.exists():
+        raise InputError(path, "no agreement report; run `toolex agreement --llm-run` on this folder")
+    report = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for kind in ("verification", "audit"):
+        part = report[kind]
+        rows.append({"decision": kind, "items": part["items"], "agreement": part["agreement"],
+                     "cohen_kappa": part["cohen_kappa"],
+                     "llm_yes_rate": (part["both_yes"] + part["reference_yes_only"]) / max(part["items"], 1),
+                     "offline_yes_rate": (part["both_yes"] + part["other_yes_only"]) / max(part["items"], 1),
+                     "llm_judge": report["reference_judge"], "offline_judge": report["other_judge"]})
+    return pd.DataFrame(rows).set_index("decision")
+
+
+def run_provenance(folder: str | Path) -> dict[str, Any]:
+    """What produced a recorded run's tables: its judge, settings, benchmarks and the package version."""
+    manifest = ArtifactFolder(folder).manifest()
+    return {"recorded_run": Path(folder).name, "judge": manifest.get("judge", {}).get("name"),
+            "llm": manifest.get("judge", {}).get("llm"), "config": manifest.get("config"),
+            "benchmarks": [{k: b.get(k) for k in ("name", "checksum")} for b in manifest.get("benchmarks", [])],
+            "queries": manifest.get("queries"), "run_toolex_version": manifest.get("toolex_version"),
+            "toolex_version": __version__, "offline_twin_judge": "offline-similarity(minilm)"}
