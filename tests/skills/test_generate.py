@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -95,11 +96,11 @@ def test_offline_build_is_clean_and_deterministic(pool):
 
 
 class SkillLLM:
-    """A real HTTP server answering /v1/chat/completions from the skills named in the prompt.
+    """A real HTTP server answering /v1/chat/completions from the skill descriptions quoted in the prompt.
 
-    A prompt showing a skill whose name starts with ``leaky`` gets an answer naming it, one starting with
-    ``twin`` always gets the same answer, ``broken`` gets text that is not JSON; the others get a request
-    built from their description.
+    A description marked ``[leak]`` gets an answer naming the skill ``leaky-parser``, ``[twin]`` always gets
+    the same answer, ``[broken]`` gets text that is not JSON; the others get a request built from their
+    description.
     """
 
     def __init__(self) -> None:
@@ -114,13 +115,12 @@ class SkillLLM:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append(body)
                 prompt = body["messages"][-1]["content"]
-                names = [line[6:] for line in prompt.splitlines() if line.startswith("name: ")]
-                descriptions = [line[13:] for line in prompt.splitlines() if line.startswith("description: ")]
-                if any(n.startswith("broken") for n in names):
+                descriptions = [json.loads(m) for m in re.findall(r"<data>(.*?)</data>", prompt)]
+                if any("[broken]" in d for d in descriptions):
                     content = "Sure! Here is a request."
-                elif any(n.startswith("leaky") for n in names):
-                    content = json.dumps({"query": f"Please run {names[0].replace('-', ' ')} on my data folder."})
-                elif any(n.startswith("twin") for n in names):
+                elif any("[leak]" in d for d in descriptions):
+                    content = json.dumps({"query": "Please run leaky parser on my data folder."})
+                elif any("[twin]" in d for d in descriptions):
                     content = json.dumps({"query": "I need the quarterly numbers cleaned and charted for Monday."})
                 else:
                     content = json.dumps({"query": "I have a task: " + " and ".join(d.lower() for d in descriptions)})
@@ -148,10 +148,10 @@ class SkillLLM:
 
 
 def _llm_pool() -> dict[str, Tool]:
-    specs = [("leaky-parser", "Parse log files into structured tables."),
-             ("twin-a", "Clean spreadsheet columns and remove duplicate rows."),
-             ("twin-b", "Normalise spreadsheet columns and drop duplicate rows."),
-             ("broken-tool", "Convert images between PNG and JPEG formats."),
+    specs = [("leaky-parser", "[leak] The leaky-parser skill parses log files into structured tables."),
+             ("twin-a", "[twin] Clean spreadsheet columns and remove duplicate rows."),
+             ("twin-b", "[twin] Normalise spreadsheet columns and drop duplicate rows."),
+             ("broken-tool", "[broken] Convert images between PNG and JPEG formats."),
              ("sql-helper", "Write and optimise SQL queries for analytics databases."),
              ("chart-maker", "Draw bar and line charts from tabular data files."),
              ("mail-sender", "Send formatted emails with attachments to a list of people.")]
@@ -180,9 +180,11 @@ def test_llm_path_over_http(tmp_path):
         assert not leaked_names(q.text, [pool[t].name for t in q.skills])
     request = server.requests[0]
     assert request["model"] == "fake-writer" and request["response_format"]["type"] == "json_object"
-    assert "Never mention the skill names" in request["messages"][0]["content"]
+    assert "never use the word 'skill'" in request["messages"][0]["content"]
+    for request in server.requests:  # the prompt never shows a skill name, so the model cannot copy one
+        assert not leaked_names(request["messages"][-1]["content"], [t.name for t in pool.values()])
     described = generator.describe()
-    assert described["generator"] == "llm:fake-writer" and described["prompt_version"]
+    assert described["generator"] == "llm:fake-writer" and described["prompt_version"] == "skill-query-v2"
 
 
 def test_ensure_offline_fallback(isolated, skills, corpus_path):

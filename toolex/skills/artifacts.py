@@ -38,7 +38,7 @@ class SkillSettings:
     """Sizes of a skill benchmark: ``pool_size`` skills (None: the whole corpus), ``n_queries`` kept queries,
     seed-set size shares ``sizes`` (one, two, three skills) and the random ``seed``."""
 
-    n_queries: int = 400
+    n_queries: int = 300
     pool_size: int | None = 4000
     seed: int = 0
     sizes: tuple[float, float, float] = (0.5, 0.35, 0.15)
