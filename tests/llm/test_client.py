@@ -130,6 +130,39 @@ def test_map_json_keeps_input_order(tmp_path: Path) -> None:
     assert client.ledger.stage("verify").requests == 8
 
 
+def test_map_json_reports_each_answer_as_it_arrives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    import tqdm.auto
+
+    release = threading.Event()
+    updates: list[float] = []
+
+    class Bar:
+        def __init__(self, *args, **kwargs) -> None:
+            pass
+
+        def update(self, n: int = 1) -> None:
+            updates.append(time.monotonic())
+            release.set()  # the slow request finishes only after the fast one was counted
+
+        def close(self) -> None:
+            pass
+
+    client = make_client("http://127.0.0.1:9/v1", tmp_path, concurrency=2)
+
+    def fake_complete(messages_, schema, stage, name):
+        if messages_ == messages(1):
+            assert release.wait(5), "the first answer was not reported while another was running"
+        return name
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+    monkeypatch.setattr(client, "complete_json", fake_complete)
+    out = client.map_json([LLMRequest(messages(0), VERDICT, "a"), LLMRequest(messages(1), VERDICT, "b")], "verify")
+    assert out == ["a", "b"] and len(updates) == 2
+
+
 def test_map_json_accepts_mappings_and_tuples(server: FakeLLMServer, tmp_path: Path) -> None:
     client = make_client(server.base_url, tmp_path)
     out = client.map_json(

@@ -15,7 +15,7 @@ import re
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -321,7 +321,7 @@ class LLMClient:
             }
             pending = set(futures)
             while pending:
-                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     results[futures[fut]] = fut.result()  # re-raises offline misses and config errors
                     bar.update(1)
