@@ -1,0 +1,64 @@
+"""The recorded LLM annotation sample read back beside its offline twin (same queries, same settings)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from toolex import paths
+from toolex.annotate.artifacts import ArtifactFolder
+from toolex.errors import InputError
+from toolex.report.recorded import agreement_table, offline_twin, recorded_runs, run_queries, table1_per_judge
+
+RUNS = recorded_runs()
+
+
+def test_the_local_llm_sample_is_recorded():
+    names = [r.name for r in RUNS]
+    assert "local-llm-sample" in names
+    manifest = ArtifactFolder(paths.recorded_dir() / "annotations" / "local-llm-sample").manifest()
+    assert manifest["judge"]["name"].startswith("llm:") and manifest["queries"] >= 50
+
+
+@pytest.fixture
+def run_copy(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "artifacts"))
+    source = paths.recorded_dir() / "annotations" / "local-llm-sample"
+    target = tmp_path / "annotations" / "local-llm-sample"
+    shutil.copytree(source, target)
+    return target
+
+
+def test_table1_per_judge_on_the_same_queries(run_copy):
+    frame = table1_per_judge(run_copy)
+    judges = list(dict.fromkeys(frame.index.get_level_values("judge")))
+    assert len(judges) == 2 and judges[0].startswith("llm:") and judges[1].startswith("offline-similarity")
+    _, queries = run_queries(run_copy)
+    for judge in judges:
+        assert frame.loc[(judge, "all"), "queries"] == len(queries)
+    accepted = sum(len(json.loads(line)["verified"]) for line in (run_copy / "verified.jsonl").read_text().splitlines())
+    assert frame.loc[(judges[0], "all"), "verified_items"] == accepted
+    twin = offline_twin(run_copy)
+    stamp = twin.path("manifest.json").stat().st_mtime_ns
+    assert offline_twin(run_copy).path("manifest.json").stat().st_mtime_ns == stamp  # reused, not recomputed
+    assert twin.manifest()["config"] == ArtifactFolder(run_copy).manifest()["config"]
+
+
+def test_agreement_table_matches_the_report(run_copy):
+    report = json.loads((run_copy / "agreement.json").read_text())
+    table = agreement_table(run_copy)
+    for kind in ("verification", "audit"):
+        assert table.loc[kind, "items"] == report[kind]["items"]
+        assert table.loc[kind, "cohen_kappa"] == pytest.approx(report[kind]["cohen_kappa"])
+        yes = report[kind]["both_yes"] + report[kind]["reference_yes_only"]
+        assert table.loc[kind, "llm_yes_rate"] == pytest.approx(yes / report[kind]["items"])
+
+
+def test_a_changed_benchmark_is_named(run_copy):
+    manifest = json.loads((run_copy / "manifest.json").read_text())
+    manifest["benchmarks"][0]["checksum"] = "0" * 64
+    (run_copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(InputError, match="manifest.json.*changed since the run"):
+        run_queries(run_copy)
