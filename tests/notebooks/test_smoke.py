@@ -4,7 +4,6 @@ runs it alone)."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -14,16 +13,15 @@ pytestmark = pytest.mark.notebooks
 
 FIGURES = ("01_subqueries_per_query", "02_equivalent_ranks", "03_combinations_before_after",
            "04_delta_ndcg_query", "04_delta_ndcg_subquery_oracle", "05_finetuning_illusion_paper", "06_rank_cdf")
-TABLES = ("01_decomposition_counts", "02_verification", "03_table1_beside_paper", "04_table2_ndcg",
+TABLES = ("01_decomposition_counts", "02_verification", "03_table1_beside_paper", "03_table1_per_judge",
+          "03_judge_agreement", "04_table2_ndcg",
           "04_delta_significance", "05_illusion_paper", "06_rank_cdf_shares")
 
 
 def test_smoke_run(tmp_path, monkeypatch):
     for name in ("BUILD", "FIGURES", "TABLES"):
         monkeypatch.setenv(f"TOOLEX_{name}", str(tmp_path / name.lower()))
-    start = time.perf_counter()
     record = runner.run_all(smoke=True, judge="offline")
-    seconds = time.perf_counter() - start
     assert record["ok"] and len(record["notebooks"]) == len(runner.notebooks())
     assert json.loads((tmp_path / "build" / "notebooks" / "runner.json").read_text())["ok"]
     for stem in FIGURES:
@@ -34,4 +32,3 @@ def test_smoke_run(tmp_path, monkeypatch):
             assert (tmp_path / "tables" / f"{stem}.{ext}").exists()
     shares = (tmp_path / "tables" / "05_illusion_paper.csv").read_text()
     assert "reported by the paper" in shares
-    assert seconds < 300, f"smoke run took {seconds:.0f} s"

@@ -68,11 +68,14 @@ def offline_twin(folder: str | Path, progress: bool = False) -> ArtifactFolder:
     return twin
 
 
-def table1_per_judge(folder: str | Path, progress: bool = False) -> pd.DataFrame:
-    """Table 1 per subset for the recorded LLM run and for its offline twin, indexed by (judge, subset)."""
-    benchmarks, queries = run_queries(folder)
+def table1_per_judge(folder: str | Path, with_offline: bool = True, progress: bool = False) -> pd.DataFrame:
+    """Table 1 per subset for the recorded LLM run and (``with_offline``) its offline twin, indexed by
+    (judge, subset). The twin embeds every tool of the run's pool once (minutes on 2 cores, then cached)."""
+    benchmarks, _ = run_queries(folder)
     subset_of = {q.id: b.name for b in benchmarks for q in b.queries}
-    frames = [table1(ArtifactFolder(folder), subset_of), table1(offline_twin(folder, progress), subset_of)]
+    frames = [table1(ArtifactFolder(folder), subset_of)]
+    if with_offline:
+        frames.append(table1(offline_twin(folder, progress), subset_of))
     return pd.concat(frames).reset_index().set_index(["judge", "group"])
 
 
@@ -95,9 +98,14 @@ def agreement_table(folder: str | Path) -> pd.DataFrame:
 
 def run_provenance(folder: str | Path) -> dict[str, Any]:
     """What produced a recorded run's tables: its judge, settings, benchmarks and the package version."""
+    from toolex.data.checksum import combine_checksums
+
     manifest = ArtifactFolder(folder).manifest()
-    return {"recorded_run": Path(folder).name, "judge": manifest.get("judge", {}).get("name"),
-            "llm": manifest.get("judge", {}).get("llm"), "config": manifest.get("config"),
-            "benchmarks": [{k: b.get(k) for k in ("name", "checksum")} for b in manifest.get("benchmarks", [])],
-            "queries": manifest.get("queries"), "run_toolex_version": manifest.get("toolex_version"),
-            "toolex_version": __version__, "offline_twin_judge": "offline-similarity(minilm)"}
+    benchmarks = [{k: b.get(k) for k in ("name", "checksum")} for b in manifest.get("benchmarks", [])]
+    config = manifest.get("config") or {}
+    return {"toolex": __version__, "data_checksum": combine_checksums([b["checksum"] or "" for b in benchmarks]),
+            "judge": manifest.get("judge", {}).get("name"), "retrievers": [f"{config.get('retriever')} (candidates)"],
+            "created": manifest.get("created") or f"recorded run {Path(folder).name}",
+            "recorded_run": Path(folder).name, "llm": manifest.get("judge", {}).get("llm"), "config": config,
+            "benchmarks": benchmarks, "queries": manifest.get("queries"),
+            "run_toolex_version": manifest.get("toolex_version"), "offline_twin_judge": "offline-similarity(minilm)"}
