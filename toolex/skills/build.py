@@ -97,8 +97,9 @@ def build_queries(pool: Mapping[str, Tool], generator: Generator, n_queries: int
                   id_prefix: str = "skillret", examples: int = 5, chunk: int = 32) -> BuildReport:
     """Draw, write and filter until ``n_queries`` queries are kept (or ``max_rounds`` rounds are spent).
 
-    The seeds of a round are written ``chunk`` at a time and writing stops once enough queries are kept, so
-    an LLM writes no query that would be thrown away unread; the seeds drawn do not depend on ``chunk``.
+    The seeds of a round are written at most ``chunk`` at a time, never more than the queries still missing,
+    and writing stops once enough are kept, so an LLM writes no query that would be thrown away unread; the
+    seeds drawn do not depend on ``chunk``.
     """
     sampler = SeedSampler(eligible(pool), sizes)
     report = BuildReport([])
@@ -113,10 +114,10 @@ def build_queries(pool: Mapping[str, Tool], generator: Generator, n_queries: int
             break
         used.update(tuple(sorted(s.skills)) for s in seeds)
         report.rounds += 1
-        for start in range(0, len(seeds), max(1, chunk)):
-            if len(report.queries) >= n_queries:
-                break
-            batch = seeds[start:start + max(1, chunk)]
+        start = 0
+        while start < len(seeds) and len(report.queries) < n_queries:
+            batch = seeds[start:start + max(1, min(chunk, n_queries - len(report.queries)))]
+            start += len(batch)
             written = generator.generate(batch, pool)
             report.generated += len(batch)
             for s, (text, error) in zip(batch, written):
