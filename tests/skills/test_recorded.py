@@ -22,6 +22,7 @@ def test_a_recorded_llm_benchmark_exists():
 def test_recorded_benchmark_is_clean(folder, skills, corpus_path):
     manifest = read_manifest(folder)
     assert manifest["corpus"]["checksum"] == corpus_checksum(corpus_path)
+    assert manifest["corpus"]["path"].startswith("$TOOLEX_DATA/")  # no machine path in a committed file
     generator = manifest["generator"]
     assert generator["generator"].startswith("llm:") and generator["prompt_version"]
     assert generator["system_prompt"] and generator["llm"]["model"] and "seed" in generator["llm"]

@@ -176,12 +176,20 @@ def record_benchmark(benchmark: Benchmark) -> Path:
     """Copy a built benchmark folder to :func:`recorded_skills_dir` (to be committed); returns the copy."""
     import shutil
 
+    from toolex.annotate.artifacts import write_json
+    from toolex.paths import data_dir
+
     source = benchmark_folder(benchmark) / "benchmark"
     target = recorded_skills_dir() / benchmark_folder(benchmark).name / "benchmark"
     if source.resolve() != target.resolve():
         target.mkdir(parents=True, exist_ok=True)
-        for name in (QUERIES, POOL, MANIFEST):  # the manifest last: it marks a complete folder
+        for name in (QUERIES, POOL):
             shutil.copyfile(source / name, target / name)
+        manifest = read_manifest(source)  # written last: it marks a complete folder
+        corpus = Path(manifest["corpus"]["path"])
+        if corpus.is_relative_to(data_dir()):  # no machine path in a committed file
+            manifest["corpus"]["path"] = f"$TOOLEX_DATA/{corpus.relative_to(data_dir()).as_posix()}"
+        write_json(target / MANIFEST, manifest)
     return target
 
 

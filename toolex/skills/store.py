@@ -57,17 +57,21 @@ def read_queries(folder: str | Path) -> list[SkillQuery]:
 
 
 def read_benchmark(folder: str | Path, skills: Mapping[str, Tool] | None = None) -> Benchmark:
-    """The benchmark of a folder; ``skills`` is the corpus (by default the manifest's corpus path when it
-    exists, else :func:`~toolex.skills.loader.default_corpus`).
+    """The benchmark of a folder; ``skills`` is the corpus (by default the manifest's corpus path, where a
+    leading ``$TOOLEX_DATA/`` means :func:`toolex.paths.data_dir`, when it exists, else
+    :func:`~toolex.skills.loader.default_corpus`).
 
     Every C* id and pool id must resolve to a skill of the corpus.
     """
     folder = Path(folder)
     manifest = read_manifest(folder)
     if skills is None:
+        from toolex.paths import data_dir
         from toolex.skills.loader import default_corpus, load_skills
 
-        recorded = manifest.get("corpus", {}).get("path")
+        recorded = manifest.get("corpus", {}).get("path") or ""
+        if recorded.startswith("$TOOLEX_DATA/"):
+            recorded = str(data_dir() / recorded.removeprefix("$TOOLEX_DATA/"))
         skills = load_skills(recorded if recorded and Path(recorded).exists() else default_corpus())
     pool_path = folder / POOL
     ids = [line.strip() for line in pool_path.read_text(encoding="utf-8").splitlines() if line.strip()]
