@@ -60,6 +60,20 @@ def tables_dir() -> Path:
     return _env_path("TOOLEX_TABLES", ROOT / "tables")
 
 
+DATA_PREFIX = "$TOOLEX_DATA/"
+
+
+def portable(path: str | Path) -> str:
+    """``path`` as written into committed files: ``$TOOLEX_DATA/<rest>`` when under :func:`data_dir`."""
+    path = Path(path)
+    return f"{DATA_PREFIX}{path.relative_to(data_dir()).as_posix()}" if path.is_relative_to(data_dir()) else str(path)
+
+
+def resolve(text: str) -> Path:
+    """The inverse of :func:`portable`: a leading ``$TOOLEX_DATA/`` means :func:`data_dir`."""
+    return data_dir() / text.removeprefix(DATA_PREFIX) if text.startswith(DATA_PREFIX) else Path(text)
+
+
 def recorded_dir() -> Path:
     """LLM-written artifacts kept with the project (annotation samples, skill benchmarks): slow to redo."""
     return ROOT / "data"

@@ -49,14 +49,16 @@ def run_queries(folder: str | Path, data: str | Path | None = None) -> tuple[lis
     return benchmarks, queries
 
 
-def offline_twin(folder: str | Path, progress: bool = False) -> ArtifactFolder:
-    """The offline judge's run on the same queries with the same settings as the recorded run (cached)."""
+def offline_twin(folder: str | Path, progress: bool = False,
+                 loaded: tuple[list[Benchmark], list[Query]] | None = None) -> ArtifactFolder:
+    """The offline judge's run on the same queries with the same settings as the recorded run (cached);
+    ``loaded``: :func:`run_queries` of the folder when the caller has it already."""
     from toolex.annotate.judges import build_judge
     from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 
     run = ArtifactFolder(folder)
     config = AnnotateConfig(**run.manifest()["config"])
-    benchmarks, queries = run_queries(folder)
+    benchmarks, queries = loaded or run_queries(folder)
     key = fingerprint(sorted(q.id for q in queries), [b.checksum for b in benchmarks], config.__dict__,
                       __version__)
     twin = ArtifactFolder(paths.artifacts_dir() / "annotations" / f"offline-twin-{slug(run.folder.name)}-{key}")
@@ -71,11 +73,11 @@ def offline_twin(folder: str | Path, progress: bool = False) -> ArtifactFolder:
 def table1_per_judge(folder: str | Path, with_offline: bool = True, progress: bool = False) -> pd.DataFrame:
     """Table 1 per subset for the recorded LLM run and (``with_offline``) its offline twin, indexed by
     (judge, subset). The twin embeds every tool of the run's pool once (minutes on 2 cores, then cached)."""
-    benchmarks, _ = run_queries(folder)
-    subset_of = {q.id: b.name for b in benchmarks for q in b.queries}
+    loaded = run_queries(folder)
+    subset_of = {q.id: b.name for b in loaded[0] for q in b.queries}
     frames = [table1(ArtifactFolder(folder), subset_of)]
     if with_offline:
-        frames.append(table1(offline_twin(folder, progress), subset_of))
+        frames.append(table1(offline_twin(folder, progress, loaded), subset_of))
     return pd.concat(frames).reset_index().set_index(["judge", "group"])
 
 

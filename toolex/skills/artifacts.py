@@ -177,7 +177,7 @@ def record_benchmark(benchmark: Benchmark) -> Path:
     import shutil
 
     from toolex.annotate.artifacts import write_json
-    from toolex.paths import data_dir
+    from toolex.paths import portable
 
     source = benchmark_folder(benchmark) / "benchmark"
     target = recorded_skills_dir() / benchmark_folder(benchmark).name / "benchmark"
@@ -186,9 +186,7 @@ def record_benchmark(benchmark: Benchmark) -> Path:
         for name in (QUERIES, POOL):
             shutil.copyfile(source / name, target / name)
         manifest = read_manifest(source)  # written last: it marks a complete folder
-        corpus = Path(manifest["corpus"]["path"])
-        if corpus.is_relative_to(data_dir()):  # no machine path in a committed file
-            manifest["corpus"]["path"] = f"$TOOLEX_DATA/{corpus.relative_to(data_dir()).as_posix()}"
+        manifest["corpus"]["path"] = portable(manifest["corpus"]["path"])  # no machine path in a committed file
         write_json(target / MANIFEST, manifest)
     return target
 

@@ -66,13 +66,11 @@ def read_benchmark(folder: str | Path, skills: Mapping[str, Tool] | None = None)
     folder = Path(folder)
     manifest = read_manifest(folder)
     if skills is None:
-        from toolex.paths import data_dir
+        from toolex.paths import resolve
         from toolex.skills.loader import default_corpus, load_skills
 
-        recorded = manifest.get("corpus", {}).get("path") or ""
-        if recorded.startswith("$TOOLEX_DATA/"):
-            recorded = str(data_dir() / recorded.removeprefix("$TOOLEX_DATA/"))
-        skills = load_skills(recorded if recorded and Path(recorded).exists() else default_corpus())
+        recorded = manifest.get("corpus", {}).get("path")
+        skills = load_skills(resolve(recorded) if recorded and resolve(recorded).exists() else default_corpus())
     pool_path = folder / POOL
     ids = [line.strip() for line in pool_path.read_text(encoding="utf-8").splitlines() if line.strip()]
     missing = [i for i in ids if i not in skills]
