@@ -6,6 +6,7 @@ checksums, query ids, judge, retriever, pool), so a second notebook or a second 
 | helper                 | writes                                                                   |
 |------------------------|--------------------------------------------------------------------------|
 | :func:`ensure_annotations` | ``annotations/<judge>-<key>/`` (the ToolEX artifact folder)          |
+| :func:`ensure_toolex`      | ``annotations/<label>-<key>/`` (any queries, settings and judge)     |
 | :func:`ensure_run`         | ``runs/report/<retriever>.<pool>.<key>.trec`` (query level, top 100) |
 | :func:`ensure_subquery_run`| ``runs/report/<retriever>.subquery.<key>.trec`` (oracle sub-queries) |
 """
@@ -142,24 +143,32 @@ def _judge_key(kind: str) -> dict[str, Any]:
             "base_url": os.environ.get("TOOLEX_LLM_BASE_URL", "")}
 
 
-def ensure_annotations(workspace: Workspace, judge_kind: str | None = None, progress: bool = False) -> Annotated:
-    """The ToolEX artifacts of the workspace's queries with a judge, reused when present, else computed."""
-    from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries: Sequence[Query], config: Any,
+                  kind: str, progress: bool = False) -> ArtifactFolder:
+    """The ToolEX artifact folder ``annotations/<label>-<fingerprint>`` of ``queries`` with a judge ``kind``,
+    reused when complete, else computed; the fingerprint covers ``key``, the judge, ``config`` and the version."""
+    from toolex.annotate.pipeline import ToolEX
 
-    kind = judge_kind or workspace.settings.judge
-    config = AnnotateConfig(pool=workspace.settings.pool)
-    key = fingerprint(workspace.key, _judge_key(kind), config.__dict__, __version__)
-    folder = ArtifactFolder(paths.artifacts_dir() / "annotations" / f"{slug(kind)}-{key}")
-    manifest = folder.manifest()
-    if not (manifest.get("files") and folder.annotations_path().exists()):
+    folder = ArtifactFolder(paths.artifacts_dir() / "annotations"
+                            / f"{label}-{fingerprint(key, _judge_key(kind), config.__dict__, __version__)}")
+    if not (folder.manifest().get("files") and folder.annotations_path().exists()):
         from toolex.annotate.judges import build_judge
 
         embedder = retriever(config.retriever)
         judge = build_judge(kind, embedder=embedder, progress=progress)
-        ToolEX(workspace.benchmarks, judge, folder.folder, config, retriever=embedder, progress=progress,
-               queries=workspace.queries).run()
-        manifest = folder.manifest()
-    return Annotated(folder, manifest.get("judge", {}).get("name", kind))
+        ToolEX(benchmarks, judge, folder.folder, config, retriever=embedder, progress=progress,
+               queries=queries).run()
+    return folder
+
+
+def ensure_annotations(workspace: Workspace, judge_kind: str | None = None, progress: bool = False) -> Annotated:
+    """The ToolEX artifacts of the workspace's queries with a judge, reused when present, else computed."""
+    from toolex.annotate.pipeline import AnnotateConfig
+
+    kind = judge_kind or workspace.settings.judge
+    folder = ensure_toolex(slug(kind), workspace.key, workspace.benchmarks, workspace.queries,
+                           AnnotateConfig(pool=workspace.settings.pool), kind, progress)
+    return Annotated(folder, folder.manifest().get("judge", {}).get("name", kind))
 
 
 def _run_path(spec: str, kind: str, key: str) -> Path:

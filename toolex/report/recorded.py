@@ -19,7 +19,7 @@ from toolex.annotate.stats import table1
 from toolex.data import load_benchmark
 from toolex.data.records import Benchmark, Query
 from toolex.errors import InputError
-from toolex.report.artifacts import fingerprint, retriever, slug
+from toolex.report.artifacts import ensure_toolex, slug
 
 AGREEMENT_FILE = "agreement.json"
 
@@ -53,21 +53,14 @@ def offline_twin(folder: str | Path, progress: bool = False,
                  loaded: tuple[list[Benchmark], list[Query]] | None = None) -> ArtifactFolder:
     """The offline judge's run on the same queries with the same settings as the recorded run (cached);
     ``loaded``: :func:`run_queries` of the folder when the caller has it already."""
-    from toolex.annotate.judges import build_judge
-    from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+    from toolex.annotate.pipeline import AnnotateConfig
 
     run = ArtifactFolder(folder)
     config = AnnotateConfig(**run.manifest()["config"])
     benchmarks, queries = loaded or run_queries(folder)
-    key = fingerprint(sorted(q.id for q in queries), [b.checksum for b in benchmarks], config.__dict__,
-                      __version__)
-    twin = ArtifactFolder(paths.artifacts_dir() / "annotations" / f"offline-twin-{slug(run.folder.name)}-{key}")
-    if not (twin.manifest().get("files") and twin.annotations_path().exists()):
-        embedder = retriever(config.retriever)
-        judge = build_judge("offline", embedder=embedder, progress=progress)
-        ToolEX(benchmarks, judge, twin.folder, config, retriever=embedder, progress=progress,
-               queries=queries).run()
-    return twin
+    key = [sorted(q.id for q in queries), [b.checksum for b in benchmarks]]
+    return ensure_toolex(f"offline-twin-{slug(run.folder.name)}", key, benchmarks, queries, config, "offline",
+                         progress)
 
 
 def table1_per_judge(folder: str | Path, with_offline: bool = True, progress: bool = False) -> pd.DataFrame:

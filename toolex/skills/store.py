@@ -69,8 +69,8 @@ def read_benchmark(folder: str | Path, skills: Mapping[str, Tool] | None = None)
         from toolex.paths import resolve
         from toolex.skills.loader import default_corpus, load_skills
 
-        recorded = manifest.get("corpus", {}).get("path")
-        skills = load_skills(resolve(recorded) if recorded and resolve(recorded).exists() else default_corpus())
+        recorded = resolve(manifest.get("corpus", {}).get("path") or str(default_corpus()))
+        skills = load_skills(recorded if recorded.exists() else default_corpus())
     pool_path = folder / POOL
     ids = [line.strip() for line in pool_path.read_text(encoding="utf-8").splitlines() if line.strip()]
     missing = [i for i in ids if i not in skills]
