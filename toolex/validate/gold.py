@@ -1,0 +1,148 @@
+"""Human one-to-many ground truth ("gold"): one JSON object a line.
+
+``{"query_id": "q1", "acceptable": [["a", "b"], ["c", "b"]]}``
+
+``acceptable`` lists every combination people accept for the query, C* among them. C* is the optional
+``reference`` field when given (it must be among ``acceptable``); else it is the C* of the annotations being
+validated when that is among ``acceptable``, and the first acceptable combination otherwise. An
+optional ``category`` is kept; other fields are kept as ``extra``. Combinations are sets: a repeated tool inside
+one is dropped, and a combination equal (as a set) to an earlier one is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolex.data.readers import iter_jsonl_numbered
+from toolex.errors import InputError
+from toolex.io.annotations import Annotation
+
+_KNOWN = ("query_id", "acceptable", "reference", "category")
+
+
+@dataclass(frozen=True)
+class GoldRecord:
+    """The combinations people accept for one query; ``reference`` is C* (also in ``acceptable``)."""
+
+    query_id: str
+    reference: tuple[str, ...]
+    acceptable: tuple[tuple[str, ...], ...]
+    category: str = ""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    reference_given: bool = field(default=True, compare=False)
+
+    @property
+    def alternatives(self) -> list[frozenset[str]]:
+        """The acceptable combinations other than C*, as sets."""
+        ref = frozenset(self.reference)
+        return [frozenset(c) for c in self.acceptable if frozenset(c) != ref]
+
+    def to_json(self) -> dict[str, Any]:
+        record: dict[str, Any] = {"query_id": self.query_id}
+        if self.category:
+            record["category"] = self.category
+        record["reference"] = list(self.reference)
+        record["acceptable"] = [list(c) for c in self.acceptable]
+        record.update(self.extra)
+        return record
+
+    def to_annotation(self, reference: tuple[str, ...] | None = None, category: str | None = None) -> Annotation:
+        """The gold combinations as ToolEq ground truth (``reference`` overrides C*'s tool order only)."""
+        ref = self.reference if reference is None else reference
+        if frozenset(ref) != frozenset(self.reference):
+            raise ValueError(f"{self.query_id}: reference {list(ref)} is not the gold C* {list(self.reference)}")
+        return Annotation(self.query_id, self.category if category is None else category, ref, self.acceptable)
+
+
+def _tool_list(value: Any) -> tuple[str, ...] | None:
+    """A non-empty list of non-empty strings as a tuple without repeats; None when the type is wrong."""
+    if not isinstance(value, list) or not value:
+        return None
+    if not all(isinstance(t, str) and t.strip() for t in value):
+        return None
+    return tuple(dict.fromkeys(value))
+
+
+def parse_gold(record: dict[str, Any], path: Path, lineno: int) -> GoldRecord:
+    """Validate one gold record strictly; errors name the file and the line."""
+    where = f"line {lineno}"
+    for key in ("query_id", "acceptable"):
+        if key not in record:
+            raise InputError(path, f"missing field {key!r}", record=where)
+    qid = record["query_id"]
+    if not isinstance(qid, str) or not qid.strip():
+        raise InputError(path, "'query_id' must be a non-empty string", record=where)
+    where = f"{qid} (line {lineno})"
+    raw = record["acceptable"]
+    if not isinstance(raw, list) or not raw:
+        raise InputError(path, "'acceptable' must be a non-empty list of combinations", record=where)
+    acceptable: list[tuple[str, ...]] = []
+    seen: set[frozenset[str]] = set()
+    for j, combo in enumerate(raw):
+        tools = _tool_list(combo)
+        if tools is None:
+            raise InputError(path, f"acceptable combination {j} must be a non-empty list of tool ids",
+                             record=where)
+        if frozenset(tools) not in seen:
+            seen.add(frozenset(tools))
+            acceptable.append(tools)
+    if record.get("reference") is None:
+        reference = acceptable[0]
+    else:
+        ref = _tool_list(record["reference"])
+        if ref is None:
+            raise InputError(path, "'reference' must be a non-empty list of tool ids", record=where)
+        if frozenset(ref) not in seen:
+            raise InputError(path, "the reference combination C* is not among 'acceptable'", record=where)
+        reference = ref
+    category = record.get("category")
+    if category is not None and not isinstance(category, str):
+        raise InputError(path, "'category' must be a string", record=where)
+    extra = {k: v for k, v in record.items() if k not in _KNOWN}
+    given = record.get("reference") is not None
+    return GoldRecord(qid, reference, tuple(acceptable), category or "", extra, reference_given=given)
+
+
+def read_gold(path: str | Path) -> list[GoldRecord]:
+    """Read and validate a gold file; an empty file or a repeated query id is an error."""
+    path = Path(path)
+    out: list[GoldRecord] = []
+    seen: set[str] = set()
+    for lineno, record in iter_jsonl_numbered(path, "gold file"):
+        gold = parse_gold(record, path, lineno)
+        if gold.query_id in seen:
+            raise InputError(path, f"query {gold.query_id!r} listed twice", record=f"line {lineno}")
+        seen.add(gold.query_id)
+        out.append(gold)
+    if not out:
+        raise InputError(path, "no gold queries (empty file)")
+    return out
+
+
+def write_gold(records: Iterable[GoldRecord], path: str | Path) -> Path:
+    """Write a gold file atomically (temporary file in the same folder, fsync, rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for record in records:
+                handle.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def gold_annotations(records: Iterable[GoldRecord]) -> list[Annotation]:
+    """Gold as annotations: ToolEq against them is ToolEq with the human-accepted combinations."""
+    return [r.to_annotation() for r in records]
