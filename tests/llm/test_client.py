@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
-from toolex.llm import LLMConfigError, LLMRequest
+from toolex.llm import LLMClient, LLMConfigError, LLMRequest, LLMSettings, ResponseCache
 
 from .conftest import SECRET, VERDICT, make_client, messages
 from .fake_server import FakeLLMServer
@@ -99,8 +100,9 @@ def test_malformed_is_retried_then_recorded_with_raw_text(
         res = client.complete_json(messages(), VERDICT, stage="verify")
         assert srv.calls == 3
     assert not res.ok and res.data is None and why in res.error and res.raw == bad
-    stored = client.cache.get(res.key)
-    assert stored["ok"] is False and stored["raw"] == bad  # replayable, never read as "no"
+    assert client.cache.get(res.key) is None  # a failure is never an answer to replay
+    (stored,) = client.cache.failures(res.key)
+    assert stored["ok"] is False and stored["raw"] == bad and why in stored["error"]
     ledger = client.ledger.stage("verify")
     assert (ledger.failures, ledger.api_calls, ledger.retries, ledger.completion_tokens) == (1, 3, 2, 21)
 
@@ -192,3 +194,37 @@ def test_key_never_reaches_disk_ledger_or_repr(server: FakeLLMServer, tmp_path: 
     texts += [json.dumps(client.ledger.to_dict()), client.ledger.summary(), repr(client), repr(res)]
     texts += [json.dumps(client.settings.public_dict())]
     assert texts and not any(SECRET in t for t in texts)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_health_check_fails_fast_naming_url_and_model(tmp_path: Path) -> None:
+    from toolex.llm.client import LLMUnreachable
+
+    url = f"http://127.0.0.1:{_free_port()}/v1"  # nothing listens: connection refused
+    client = make_client(url, tmp_path)
+    started = time.monotonic()
+    with pytest.raises(LLMUnreachable, match=f"{url}.*'fake-model'"):
+        client.health_check()
+    assert time.monotonic() - started < 5
+
+
+def test_health_check_passes_on_a_live_server_and_in_offline_mode(server: FakeLLMServer, tmp_path: Path) -> None:
+    make_client(server.base_url, tmp_path).health_check()
+    assert server.calls == 0  # a GET, no completion spent
+    make_client("http://127.0.0.1:9/v1", tmp_path, offline=True).health_check()
+
+
+def test_api_endpoint_without_a_model_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLEX_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    client = LLMClient(LLMSettings.from_env(), cache=ResponseCache(tmp_path))
+    with pytest.raises(LLMConfigError, match="TOOLEX_LLM_MODEL"):
+        client.health_check()
+    monkeypatch.setenv("TOOLEX_LLM_MODEL", "gpt-x")
+    LLMClient(LLMSettings.from_env(), cache=ResponseCache(tmp_path)).check_model_configured()

@@ -6,48 +6,41 @@
 | ``verified.jsonl``            | Stage 2: one line per sub-query, candidates with verdicts         |
 | ``query_combo_verified.jsonl``| Stage 3: the audited combinations of each query, with rationales  |
 | ``annotations.jsonl``         | the export read by ``toolex evaluate``                            |
-| ``manifest.json``             | benchmark checksum, retriever, judge, prompts, version, ledger    |
+| ``manifest.json``             | benchmark checksum, retriever, judge, prompts, version, ledger,   |
+|                               | and each stage artifact's line count and sha256                   |
+| ``timings.json``              | seconds per stage (kept apart: they differ from run to run)       |
 
-Files are written whole and atomically (a temporary file, then a rename), in benchmark order, so that a rerun
-from the caches gives byte-identical files.
+Files are written whole and atomically (a unique temporary file, fsync, then a rename), in benchmark order, so
+that a rerun from the caches gives byte-identical files (every file but ``timings.json``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from toolex.annotate.records import AuditedQuery, Decomposition, VerifiedSet
 from toolex.data.readers import iter_jsonl
+from toolex.io import atomic
 
 SUBQUERIES = "subqueries.jsonl"
 VERIFIED = "verified.jsonl"
 COMBINATIONS = "query_combo_verified.jsonl"
 ANNOTATIONS = "annotations.jsonl"
 MANIFEST = "manifest.json"
+TIMINGS = "timings.json"
 
 
 def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    tmp.replace(path)
-    return path
+    """JSON lines, written atomically (unique temporary file, fsync, rename)."""
+    return atomic.write_jsonl(path, records)
 
 
 def write_json(path: Path, record: dict[str, Any]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return path
+    """One indented JSON document, written atomically."""
+    return atomic.write_json(path, record, indent=2)
 
 
 class ArtifactFolder:
@@ -60,8 +53,21 @@ class ArtifactFolder:
         return self.folder / name
 
     def manifest(self) -> dict[str, Any]:
+        """The manifest, or ``{}`` when it is missing or unreadable (a torn manifest means: redo the stages)."""
         path = self.path(MANIFEST)
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def timings(self) -> dict[str, float]:
+        """Seconds per stage of the runs so far (``{}`` when missing or unreadable)."""
+        try:
+            data = json.loads(self.path(TIMINGS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {str(k): float(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
     def decompositions(self) -> list[Decomposition]:
         return [Decomposition.from_json(r) for r in iter_jsonl(self.path(SUBQUERIES))]

@@ -3,13 +3,15 @@
 Works with OpenAI, DeepSeek, vLLM, the llama.cpp / llama-cpp-python servers and Ollama through the
 ``openai`` package. Every answer is parsed and validated strictly against the schema; a malformed or
 truncated answer is retried and then returned as ``LLMResult(ok=False, error=..., raw=...)`` -- never
-read as a "no".
+read as a "no", and never replayed from the cache as an answer (a later run asks again, at most
+``max_failed`` times per request in all). ``health_check()`` fails fast on an endpoint that cannot be reached.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import random
 import re
 import threading
@@ -20,13 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolex.errors import ToolexError
-from toolex.llm.cache import OfflineCacheMiss, ResponseCache, request_key
+from toolex.llm.cache import OfflineCacheFailure, OfflineCacheMiss, ResponseCache, request_key
 from toolex.llm.ledger import Ledger
 from toolex.llm.schema import SchemaViolation, validate
-from toolex.llm.settings import LLMSettings
+from toolex.llm.settings import LOCAL_MODEL_ALIAS, LLMSettings
 
 Message = dict[str, Any]
 _MODES = ("json_schema", "json_object", "prompt")
+MAX_FAILED = 3  # failed answers recorded for one request across runs before it is no longer asked
+HEALTH_TIMEOUT = 10.0
 
 
 class LLMConfigError(ToolexError, RuntimeError):
@@ -60,8 +64,24 @@ class LLMResult:
     attempts: int = 0
 
 
+class LLMUnreachable(LLMConfigError):
+    """Nothing answers at the endpoint (refused, unresolvable or timed out)."""
+
+
 class _Malformed(Exception):
     pass
+
+
+@dataclass
+class _Attempt:
+    """One HTTP request classified: ``answer``, ``malformed``, ``retry`` (transient), ``fail``, ``step_down``."""
+
+    kind: str
+    raw: str = ""
+    finish: str | None = None
+    error: str = ""
+    exc: Exception | None = None
+    usage: tuple[int, int] = (0, 0)
 
 
 def parse_json_answer(text: str, finish_reason: str | None, schema: dict[str, Any]) -> Any:
@@ -103,8 +123,10 @@ class LLMClient:
         cache: ResponseCache | None = None,
         ledger: Ledger | None = None,
         api_key: str | None = None,
+        max_failed: int = MAX_FAILED,
     ) -> None:
         self.settings = settings or LLMSettings.from_env()
+        self.max_failed = max_failed
         self.cache = cache if cache is not None else ResponseCache()
         self.ledger = ledger or Ledger(self.settings.price_prompt, self.settings.price_completion)
         self._explicit_key = api_key
@@ -193,95 +215,151 @@ class LLMClient:
             delay = max(delay, float(headers.get("retry-after", 0)))
         time.sleep(min(delay, 60.0))
 
+    # -- health --------------------------------------------------------------------------------------
+    def check_model_configured(self) -> None:
+        """Refuse an API endpoint (``TOOLEX_LLM_BASE_URL``) whose model was left at the local default."""
+        s = self.settings
+        if (os.environ.get("TOOLEX_LLM_BASE_URL") == s.base_url and not os.environ.get("TOOLEX_LLM_MODEL")
+                and s.model == LOCAL_MODEL_ALIAS):
+            raise LLMConfigError(
+                f"no model configured for {s.base_url}: set TOOLEX_LLM_MODEL (the default {s.model!r} names "
+                "the local server's model, not this endpoint's)")
+
+    def health_check(self) -> None:
+        """A cheap request (``GET /models``) before any stage: fail fast when the endpoint cannot be reached.
+
+        Raises :class:`LLMUnreachable` (naming URL and model) when nothing answers, :class:`LLMConfigError`
+        on refused credentials or an unconfigured API model. Any other HTTP answer counts as reachable (not
+        every server lists its models). Nothing is checked in offline mode.
+        """
+        import openai
+
+        self.check_model_configured()
+        s = self.settings
+        if s.offline:
+            return
+        try:
+            self._openai().with_options(timeout=min(s.timeout, HEALTH_TIMEOUT), max_retries=0).models.list()
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise LLMConfigError(f"{s.base_url} (model {s.model!r}) refused the credentials: "
+                                 f"HTTP {exc.status_code}") from None
+        except (openai.APIStatusError, openai.APIResponseValidationError):
+            return  # it answered
+        except openai.APIConnectionError as exc:
+            raise LLMUnreachable(f"LLM endpoint {s.base_url} (model {s.model!r}) cannot be reached: "
+                                 f"{type(exc).__name__}: {exc}") from None
+
     # -- public API -----------------------------------------------------------------------------------
     def complete_json(
         self, messages: list[Message], schema: dict[str, Any], stage: str, name: str = "answer"
     ) -> LLMResult:
         """Ask for one JSON value matching ``schema``; see :class:`LLMResult`.
 
-        Raises :class:`OfflineCacheMiss` in offline mode on a cache miss and :class:`LLMConfigError` when
-        the endpoint refuses the credentials, the model or the URL (401/403/404).
+        A cached answer is replayed; a cached failure never is: the request is asked again, until
+        ``max_failed`` failures are recorded for it across runs, after which the failure is reported
+        without a call. Raises :class:`OfflineCacheMiss` in offline mode on a miss
+        (:class:`OfflineCacheFailure` when only failures are cached) and :class:`LLMConfigError` when the
+        endpoint refuses the credentials, the model or the URL (401/403/404).
         """
         key = self.key_for(messages, schema, name)
         record = self.cache.get(key)
         if record is not None:
             result = LLMResult(
-                ok=record["ok"], data=record.get("data"), raw=record.get("raw"), error=record.get("error"),
+                ok=True, data=record.get("data"), raw=record.get("raw"), error=None,
                 cached=True, usage=record.get("usage") or {"prompt_tokens": 0, "completion_tokens": 0},
                 latency=0.0, key=key, stage=stage, name=name, finish_reason=record.get("finish_reason"),
                 attempts=0,
             )  # fmt: skip
-            self.ledger.record_result(stage, result.ok, cached=True, usage=result.usage)
+            self.ledger.record_result(stage, True, cached=True, usage=result.usage)
             return result
+        failures = self.cache.failures(key)
         if self.settings.offline:
+            if failures:
+                raise OfflineCacheFailure(stage, key, name, failures)
             raise OfflineCacheMiss(stage, key, name)
+        if len(failures) >= self.max_failed:
+            last = failures[-1]
+            self.ledger.record_gave_up(stage)
+            return LLMResult(ok=False, raw=last.get("raw"), key=key, stage=stage, name=name, attempts=0,
+                             finish_reason=last.get("finish_reason"),
+                             error=f"failed in {len(failures)} runs, not asked again (last: {last.get('error')})")
         result = self._call(messages, schema, stage, name, key)
         self.ledger.record_result(stage, result.ok, cached=False)
         return result
 
+    def _attempt(self, mode: str, messages: list[Message], schema: dict[str, Any], name: str,
+                 stage: str) -> _Attempt:
+        """One HTTP request, classified; raises :class:`LLMConfigError` on 401/403/404."""
+        import openai
+
+        t0 = time.monotonic()
+        try:
+            response = self._openai().chat.completions.create(**self._kwargs(mode, messages, schema, name))
+        except (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError) as exc:
+            return _Attempt("retry", error=f"{type(exc).__name__}: {exc}", exc=exc)
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            error = f"HTTP {status}: {exc.message}"
+            if status in (401, 403, 404):
+                raise LLMConfigError(
+                    f"{self.settings.base_url} (model {self.settings.model!r}) refused the request ({error}); "
+                    "check URL, model and key"
+                ) from None
+            rejected_format = status in (400, 422) or "response_format" in str(exc.message)
+            if mode != "prompt" and rejected_format and self._step_down(mode):
+                return _Attempt("step_down", error=error)  # llama-cpp-python answers it with HTTP 500
+            kind = "retry" if status == 429 or status >= 500 else "fail"
+            return _Attempt(kind, error=error, exc=exc, raw=_body(exc) or "")
+        except openai.APIResponseValidationError as exc:
+            return _Attempt("malformed", error=f"unreadable response body: {exc}")
+        pt = getattr(getattr(response, "usage", None), "prompt_tokens", 0) or 0
+        ct = getattr(getattr(response, "usage", None), "completion_tokens", 0) or 0
+        self.ledger.record_call(stage, pt, ct, time.monotonic() - t0)
+        choices = getattr(response, "choices", None)
+        if isinstance(response, str) or not choices or getattr(choices[0], "message", None) is None:
+            return _Attempt("malformed", raw=str(response)[:2000], usage=(pt, ct),
+                            error="response without choices[0].message (not a chat completion)")
+        choice = choices[0]
+        return _Attempt("answer", raw=choice.message.content or "", finish=choice.finish_reason, usage=(pt, ct))
+
     def _call(
         self, messages: list[Message], schema: dict[str, Any], stage: str, name: str, key: str
     ) -> LLMResult:
-        import openai
-
+        """The retry policy around :meth:`_attempt`: transport retries with backoff, format step-down,
+        malformed-answer retries; a final malformed answer is cached as a failure, a transport one is not."""
         s = self.settings
         transient = malformed = attempts = 0
         usage = {"prompt_tokens": 0, "completion_tokens": 0}
         started = time.monotonic()
         while True:
-            mode = self._mode
             attempts += 1
-            t0 = time.monotonic()
-            try:
-                response = self._openai().chat.completions.create(
-                    **self._kwargs(mode, messages, schema, name)
-                )
-            except (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError) as exc:
-                error, retry, last_exc = f"{type(exc).__name__}: {exc}", True, exc
-            except openai.APIStatusError as exc:
-                status = exc.status_code
-                error, last_exc = f"HTTP {status}: {exc.message}", exc
-                if status in (401, 403, 404):
-                    raise LLMConfigError(
-                        f"{s.base_url} refused the request ({error}); check URL, model and key"
-                    ) from None
-                rejected_format = status in (400, 422) or "response_format" in str(exc.message)
-                if mode != "prompt" and rejected_format and self._step_down(mode):
-                    continue  # llama-cpp-python answers an unknown response_format with HTTP 500
-                retry = status == 429 or status >= 500
-                if not retry:
-                    return LLMResult(ok=False, error=error, raw=_body(exc), key=key, stage=stage, name=name,
-                                     usage=usage, latency=time.monotonic() - started, attempts=attempts)  # fmt: skip
-            else:
-                choice = response.choices[0]
-                raw = choice.message.content or ""
-                finish = choice.finish_reason
-                pt = getattr(response.usage, "prompt_tokens", 0) or 0
-                ct = getattr(response.usage, "completion_tokens", 0) or 0
-                usage = {
-                    "prompt_tokens": usage["prompt_tokens"] + pt,
-                    "completion_tokens": usage["completion_tokens"] + ct,
-                }
-                self.ledger.record_call(stage, pt, ct, time.monotonic() - t0)
-                try:
-                    data = parse_json_answer(raw, finish, schema)
-                except _Malformed as exc:
-                    if malformed < s.malformed_retries:
-                        malformed += 1
-                        self.ledger.record_retry(stage)
-                        continue
-                    return self._store(
-                        stage, key, name, False, None, raw, str(exc), finish, usage, started, attempts
-                    )
-                return self._store(stage, key, name, True, data, raw, None, finish, usage, started, attempts)
-            if retry and transient < s.max_retries:
-                self.ledger.record_retry(stage)
-                self._sleep(transient, last_exc)
-                transient += 1
+            a = self._attempt(self._mode, messages, schema, name, stage)
+            if a.kind == "step_down":
                 continue
-            # transport failures are not cached: the next run tries again
-            return LLMResult(ok=False, error=f"gave up after {attempts} attempt(s): {error}", key=key, stage=stage,
-                             name=name, usage=usage, latency=time.monotonic() - started, attempts=attempts)  # fmt: skip
+            if a.kind in ("retry", "fail"):
+                if a.kind == "retry" and transient < s.max_retries:
+                    self.ledger.record_retry(stage)
+                    self._sleep(transient, a.exc)
+                    transient += 1
+                    continue
+                # transport failures are not cached: the next run tries again
+                error = a.error if a.kind == "fail" else f"gave up after {attempts} attempt(s): {a.error}"
+                return LLMResult(ok=False, error=error, raw=a.raw or None, key=key, stage=stage, name=name,
+                                 usage=usage, latency=time.monotonic() - started, attempts=attempts)
+            usage = {"prompt_tokens": usage["prompt_tokens"] + a.usage[0],
+                     "completion_tokens": usage["completion_tokens"] + a.usage[1]}
+            try:
+                if a.kind == "malformed":
+                    raise _Malformed(a.error)
+                data = parse_json_answer(a.raw, a.finish, schema)
+            except _Malformed as exc:
+                if malformed < s.malformed_retries:
+                    malformed += 1
+                    self.ledger.record_retry(stage)
+                    continue
+                return self._store(stage, key, name, False, None, a.raw, str(exc), a.finish, usage, started,
+                                   attempts)
+            return self._store(stage, key, name, True, data, a.raw, None, a.finish, usage, started, attempts)
 
     def _store(
         self, stage: str, key: str, name: str, ok: bool, data: Any, raw: str, error: str | None,

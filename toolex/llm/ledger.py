@@ -9,13 +9,15 @@ from typing import Any
 
 @dataclass
 class StageCounts:
-    """Counters of one stage. Token counts of cache hits are kept apart from tokens spent in this run."""
+    """Counters of one stage. Token counts of cache hits are kept apart from tokens spent in this run;
+    ``gave_up`` counts requests not asked again because they failed in too many runs already."""
 
     requests: int = 0
     api_calls: int = 0
     retries: int = 0
     cache_hits: int = 0
     failures: int = 0
+    gave_up: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_prompt_tokens: int = 0
@@ -62,6 +64,14 @@ class Ledger:
                 s.cache_hits += 1
                 s.cached_prompt_tokens += (usage or {}).get("prompt_tokens", 0)
                 s.cached_completion_tokens += (usage or {}).get("completion_tokens", 0)
+
+    def record_gave_up(self, stage: str) -> None:
+        """A request left unasked: its failures across runs reached the client's bound (a failure, no call)."""
+        with self._lock:
+            s = self._stage(stage)
+            s.requests += 1
+            s.failures += 1
+            s.gave_up += 1
 
     def cost(self, counts: StageCounts) -> float | None:
         """Cost of the tokens spent in this run, or None without a price table."""

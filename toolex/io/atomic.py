@@ -1,0 +1,101 @@
+"""Atomic file output: every writer goes through a unique temporary file in the target folder, fsync, rename.
+
+A reader never sees a half-written file, a killed writer leaves the previous version in place, and two writers
+never share a temporary name.
+
+>>> from pathlib import Path; import tempfile
+>>> target = Path(tempfile.mkdtemp()) / "out.txt"
+>>> with atomic_writer(target) as handle:
+...     _ = handle.write("hello\\n")
+>>> target.read_text()
+'hello\\n'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from toolex.errors import InputError
+
+
+def _folder(path: Path, create: bool) -> Path:
+    folder = path.parent
+    if create:
+        folder.mkdir(parents=True, exist_ok=True)
+    elif not folder.is_dir():
+        raise InputError(path, f"folder {str(folder)!r} does not exist")
+    if path.is_dir():
+        raise InputError(path, "is a folder, expected a file name")
+    return folder
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | Path, mode: str = "w", create_folder: bool = True) -> Iterator[IO[Any]]:
+    """Open a unique temporary file beside ``path``; on success fsync it and rename it over ``path``.
+
+    On an exception the temporary file is removed and ``path`` is left untouched. ``mode`` is ``"w"``
+    (UTF-8 text) or ``"wb"``. With ``create_folder=False`` a missing folder is an :class:`InputError`.
+    """
+    path = Path(path)
+    folder = _folder(path, create_folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_folder(folder)
+
+
+def _fsync_folder(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_text(path: str | Path, text: str, create_folder: bool = True) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    with atomic_writer(path, "w", create_folder) as handle:
+        handle.write(text)
+    return Path(path)
+
+
+def write_json(path: str | Path, record: Any, indent: int | None = 2) -> Path:
+    """One JSON document (NaN refused: it is not JSON), newline-terminated, written atomically."""
+    return write_text(path, json.dumps(record, indent=indent, ensure_ascii=False, default=str,
+                                       allow_nan=False) + "\n")
+
+
+def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> Path:
+    """One JSON object per line, written atomically."""
+    with atomic_writer(path) as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n")
+    return Path(path)
+
+
+def file_digest(path: str | Path) -> dict[str, Any]:
+    """``{"lines", "bytes", "sha256"}`` of a file, for manifests that must notice truncation."""
+    digest, lines, size = hashlib.sha256(), 0, 0
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+            lines += block.count(b"\n")
+            size += len(block)
+    return {"lines": lines, "bytes": size, "sha256": digest.hexdigest()}
