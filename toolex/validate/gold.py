@@ -11,9 +11,6 @@ one is dropped, and a combination equal (as a set) to an earlier one is dropped.
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +19,7 @@ from typing import Any
 from toolex.data.readers import iter_jsonl_numbered
 from toolex.errors import InputError
 from toolex.io.annotations import Annotation
+from toolex.io.atomic import write_jsonl
 
 _KNOWN = ("query_id", "acceptable", "reference", "category")
 
@@ -127,20 +125,7 @@ def read_gold(path: str | Path) -> list[GoldRecord]:
 
 def write_gold(records: Iterable[GoldRecord], path: str | Path) -> Path:
     """Write a gold file atomically (temporary file in the same folder, fsync, rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_jsonl(path, (record.to_json() for record in records))
 
 
 def gold_annotations(records: Iterable[GoldRecord]) -> list[Annotation]:
