@@ -1,0 +1,54 @@
+"""A human gold file imported as a finished review, so that the same report runs on it.
+
+Gold format: one JSON object a line, ``{"query_id": str, "acceptable": [[tool ids], ...]}``. An item (an
+accepted combination of ours) is valid iff its tool set is one of the query's acceptable sets; both reviewers
+(:data:`GOLD_REVIEWERS`) record that decision, with bucket ``other`` and the note ``from gold`` when invalid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from toolex.data.readers import iter_jsonl
+from toolex.errors import InputError
+from toolex.review.items import ReviewItem
+from toolex.review.store import Campaign
+from toolex.review.taxonomy import OTHER
+
+GOLD_REVIEWERS = ("gold-a", "gold-b")
+NOTE = "from gold"
+
+
+def read_gold(path: str | Path) -> dict[str, set[frozenset[str]]]:
+    """query id -> its acceptable tool sets."""
+    gold: dict[str, set[frozenset[str]]] = {}
+    for index, record in enumerate(iter_jsonl(path)):
+        query_id, acceptable = record.get("query_id"), record.get("acceptable")
+        if not isinstance(query_id, str) or not query_id:
+            raise InputError(path, "query_id must be a non-empty string", index)
+        if not isinstance(acceptable, list) or not all(
+                isinstance(s, list) and s and all(isinstance(t, str) for t in s) for s in acceptable):
+            raise InputError(path, "acceptable must be a list of non-empty lists of tool ids", query_id)
+        gold.setdefault(query_id, set()).update(frozenset(s) for s in acceptable)
+    return gold
+
+
+def gold_items(items: Iterable[ReviewItem], gold: dict[str, set[frozenset[str]]]) -> list[ReviewItem]:
+    """The items whose query the gold file covers."""
+    return [i for i in items if i.query_id in gold]
+
+
+def apply_gold(campaign: Campaign, gold: dict[str, set[frozenset[str]]]) -> dict[str, int]:
+    """Both gold reviewers decide every campaign item whose query is in ``gold``; returns counts."""
+    counts = {"items": 0, "valid": 0, "invalid": 0}
+    for item in campaign.items():
+        acceptable = gold.get(item.query_id)
+        if acceptable is None:
+            continue
+        valid = frozenset(item.tools) in acceptable
+        for reviewer in GOLD_REVIEWERS:
+            campaign.decide(item.item_id, reviewer, valid, None if valid else OTHER, "" if valid else NOTE)
+        counts["items"] += 1
+        counts["valid" if valid else "invalid"] += 1
+    return counts
