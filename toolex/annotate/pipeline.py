@@ -22,6 +22,7 @@ from toolex.annotate.artifacts import (
     COMBINATIONS,
     MANIFEST,
     SUBQUERIES,
+    TIMINGS,
     VERIFIED,
     ArtifactFolder,
     write_json,
@@ -33,7 +34,16 @@ from toolex.annotate.prompts import PROMPT_VERSION
 from toolex.annotate.records import AuditedQuery, Candidate, Combination, Decomposition, Verdict, VerifiedSet
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.data.registry import tool_pools
+from toolex.errors import ToolexError
 from toolex.io.annotations import Annotation, write_annotations
+from toolex.io.atomic import file_digest
+from toolex.io.lock import FolderLock
+
+STAGE_FILES = {"decompose": SUBQUERIES, "verify": VERIFIED, "audit": COMBINATIONS}
+
+
+class FolderHoldsAnotherRun(ToolexError, RuntimeError):
+    """The output folder holds the artifacts of another sample, benchmark or settings."""
 
 
 @dataclass(frozen=True)
@@ -57,8 +67,12 @@ class ToolEX:
 
     def __init__(self, benchmarks: Sequence[Benchmark], judge: Judge, out_dir: str | Path,
                  config: AnnotateConfig = AnnotateConfig(), retriever: Any = None, progress: bool = True,
-                 queries: Sequence[Query] | None = None) -> None:
+                 queries: Sequence[Query] | None = None, refuse_other: bool = False) -> None:
+        """``refuse_other``: :meth:`run` refuses a folder holding another run's artifacts (else it redoes
+        the stages whose inputs or settings changed)."""
         self.benchmarks, self.judge, self.config = list(benchmarks), judge, config
+        self.refuse_other = refuse_other
+        self._redo = False  # a stage was computed in this run: every later stage is computed too
         self.folder = ArtifactFolder(out_dir)
         self.progress = progress
         self.pools = tool_pools(self.benchmarks, config.pool)
@@ -76,6 +90,12 @@ class ToolEX:
         return _fingerprint([b.checksum for b in self.benchmarks], [q.id for q in self.queries], self.config.pool)
 
     def _stage_key(self, stage: str) -> str:
+        """Data, the judge's settings for this stage (a judge with ``stage_settings``: that stage's model,
+        endpoint and prompt version only), the stage and, after Stage 1, the config."""
+        per_stage = getattr(self.judge, "stage_settings", None)
+        if per_stage is not None:
+            return _fingerprint(self.data_fingerprint, per_stage(stage), stage,
+                                *([asdict(self.config)] if stage != "decompose" else []))
         judge = {k: v for k, v in self.judge.describe().items() if k != "llm"} | {
             "llm": {k: v for k, v in self.judge.describe().get("llm", {}).items() if k in ("model", "base_url",
                                                                                          "temperature", "seed")}}
@@ -85,13 +105,49 @@ class ToolEX:
         return _fingerprint(*parts)
 
     def _done(self, stage: str, filename: str) -> bool:
-        stages = self.folder.manifest().get("stages", {})
-        return self.folder.path(filename).exists() and stages.get(stage, {}).get("key") == self._stage_key(stage)
+        """A stage is skipped only when its settings key, its artifact's line count and sha256 match the
+        manifest, no earlier stage was recomputed in this run, and it recorded no failure (failures are asked
+        again: answers come from the LLM cache)."""
+        info = self.folder.manifest().get("stages", {}).get(stage, {})
+        path = self.folder.path(filename)
+        if self._redo or not path.exists() or info.get("key") != self._stage_key(stage) or info.get("failures"):
+            return False
+        return info.get("artifact") == file_digest(path)
 
     def _mark(self, stage: str, **info: Any) -> None:
+        self._redo = True
         manifest = self.folder.manifest()
-        manifest.setdefault("stages", {})[stage] = {"key": self._stage_key(stage), **info}
+        artifact = file_digest(self.folder.path(STAGE_FILES[stage]))
+        manifest.setdefault("stages", {})[stage] = {"key": self._stage_key(stage), **info, "artifact": artifact}
         write_json(self.folder.path(MANIFEST), manifest)
+
+    def _timed(self, stage: str, seconds: float) -> None:
+        """Record a stage's time in ``timings.json`` (kept apart from the manifest; skipped stages keep theirs)."""
+        self.timings[stage] = seconds
+        timings = {**self.folder.timings(), stage: round(seconds, 3)}
+        write_json(self.folder.path(TIMINGS), timings)
+
+    def _check_same_run(self) -> None:
+        """Raise :class:`FolderHoldsAnotherRun` when the folder's manifest describes another run."""
+        manifest = self.folder.manifest()
+        recorded = manifest.get("data_fingerprint")
+        if recorded is not None and recorded != self.data_fingerprint:
+            differs = "queries or benchmark data"
+        else:
+            stages = [s for s, info in manifest.get("stages", {}).items()
+                      if s in STAGE_FILES and info.get("key") != self._stage_key(s)]
+            if not stages:
+                return
+            differs = f"settings of stage {stages[0]!r}"
+        raise FolderHoldsAnotherRun(f"{self.folder.folder}: holds another annotation run (its {differs} differ); "
+                                    "choose another --out, or --force to replace it")
+
+    def _health_check(self) -> None:
+        """Before any stage that still has work: fail fast when the judge's LLM endpoint cannot be reached."""
+        client = getattr(self.judge, "client", None)
+        pending = [s for s, f in STAGE_FILES.items() if not self._done(s, f)]
+        if client is not None and pending and hasattr(client, "health_check"):
+            client.health_check()
 
     @property
     def retriever(self) -> Any:
@@ -109,7 +165,7 @@ class ToolEX:
         items = [DecomposeItem(q, tuple(self.tools[t] for t in q.reference)) for q in self.queries]
         out = self.judge.decompose(items)
         write_jsonl(self.folder.path(SUBQUERIES), (d.to_json() for d in out))
-        self.timings["decompose"] = time.perf_counter() - start
+        self._timed("decompose", time.perf_counter() - start)
         self._mark("decompose", failures=sum(not d.ok for d in out))
         return out
 
@@ -163,7 +219,7 @@ class ToolEX:
                                     key=lambda c: (c.rank if c.rank else 0))
                 out.append(VerifiedSet(d.query_id, s.index, s.text, s.reference_tool, tuple(candidates)))
         write_jsonl(self.folder.path(VERIFIED), (v.to_json() for v in out))
-        self.timings["verify"] = time.perf_counter() - start
+        self._timed("verify", time.perf_counter() - start)
         self._mark("verify", judged=len(items), failures=sum(not c.verdict.ok for v in out for c in v.candidates))
         return out
 
@@ -212,7 +268,7 @@ class ToolEX:
                                              Verdict(True, "C*, the original annotation", "reference")))
             out.append(AuditedQuery(q.id, q.category, q.reference, tuple(combos), sizes.get(q.id, 1)))
         write_jsonl(self.folder.path(COMBINATIONS), (a.to_json() for a in out))
-        self.timings["audit"] = time.perf_counter() - start
+        self._timed("audit", time.perf_counter() - start)
         self._mark("audit", audited=len(audit_items),
                    failures=sum(not c.verdict.ok for a in out for c in a.combinations))
         return out
@@ -224,11 +280,21 @@ class ToolEX:
         return annotations
 
     def run(self) -> list[Annotation]:
-        decompositions = self.decompose()
-        verified = self.verify(decompositions)
-        audited = self.combine(decompositions, verified)
-        annotations = self.export(audited)
-        self.write_manifest()
+        """All stages under an exclusive lock of the folder; see :meth:`_done` for what a rerun skips."""
+        if self.folder.folder.exists() and not self.folder.folder.is_dir():
+            raise FolderHoldsAnotherRun(f"{self.folder.folder}: exists and is not a folder")
+        with FolderLock(self.folder.folder):
+            self._redo = False
+            if self.refuse_other:
+                self._check_same_run()
+            self._health_check()
+            decompositions = self.decompose()
+            verified = self.verify(decompositions)
+            audited = self.combine(decompositions, verified)
+            annotations = self.export(audited)
+            manifest = self.write_manifest()
+            manifest.setdefault("artifacts", {})[ANNOTATIONS] = file_digest(self.folder.path(ANNOTATIONS))
+            write_json(self.folder.path(MANIFEST), manifest)
         return annotations
 
     def write_manifest(self) -> dict[str, Any]:
@@ -245,8 +311,12 @@ class ToolEX:
             "judge": self.judge.describe(),
             "prompt_version": PROMPT_VERSION,
             "ledger": self.judge.usage(),
-            "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
             "files": [SUBQUERIES, VERIFIED, COMBINATIONS, ANNOTATIONS],
         })
+        judge = manifest["judge"]  # an LLM judge: each stage's model and prompt, cuts made to fit its context
+        manifest.update({k: judge[k] for k in ("models", "prompt_versions", "audit_dependency") if k in judge})
+        if "truncation" in manifest["ledger"]:  # a stage skipped in this run rendered no prompt: keep its counts
+            manifest["truncation"] = {s: t if t["prompts"] or s not in manifest.get("truncation", {})
+                                      else manifest["truncation"][s] for s, t in manifest["ledger"]["truncation"].items()}
         write_json(self.folder.path(MANIFEST), manifest)
         return manifest

@@ -86,25 +86,69 @@ def find_table(folder: Path, stem: str) -> Path:
 
 
 def maybe_json(value: Any, path: Path, record: str | int, field: str) -> Any:
-    """Decode a field that the hub layout stores as a JSON string (``labels``, ``documentation``)."""
+    """Decode a field that the hub layout stores as a JSON string (``labels``, ``documentation``); the
+    value is then checked like any loaded field (see :func:`check_field`)."""
     if isinstance(value, str) and value[:1] in "[{":
         try:
-            return json.loads(value)
+            value = json.loads(value)
         except json.JSONDecodeError as exc:
             raise InputError(path, f"field {field!r} is not valid JSON ({exc.msg})", record=record) from None
+    check_field(field, value, path, record)
     return value
 
 
+#: Fields that name a query or a tool: they become TREC columns, so text without white space (or an integer).
+ID_FIELDS = ("id", "_id", "query_id")
+#: Fields that are text fed to retrievers and prompts: never a dict or list stringified.
+TEXT_FIELDS = ("query", "text", "instruction", "title", "tool_name", "api_name")
+
+
+def _is_id(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    return isinstance(value, str) and value.strip() != "" and not any(c.isspace() for c in value)
+
+
+def check_field(field: str, value: Any, path: Path, record: str | int) -> None:
+    """Type check of one loaded field, by name: ids, texts and ``labels``; raise naming file and record.
+
+    Values are checked, never coerced: ``None``, a list or a dict where an id or a text is expected would
+    otherwise become the strings ``"None"``, ``"['x']"`` or a dict's repr.
+    """
+    if field in ID_FIELDS and not _is_id(value):
+        raise InputError(path, f"field {field!r} must be an id (text without white space, or an integer), "
+                               f"found {value!r}", record=record)
+    if field in TEXT_FIELDS and value is not None and not isinstance(value, str):
+        raise InputError(path, f"field {field!r} must be text, found {type(value).__name__}", record=record)
+    if field == "labels" and isinstance(value, list):
+        for label in value:
+            if not isinstance(label, dict):
+                continue  # the loader names a label without an id
+            if "id" in label:
+                check_field("id", label["id"], path, record)
+            relevance = label.get("relevance", 1)
+            if isinstance(relevance, bool) or not isinstance(relevance, int | float):
+                raise InputError(path, f"label {label.get('id')!r}: relevance must be a number, found "
+                                       f"{relevance!r}", record=record)
+
+
 def require(record: dict[str, Any], fields: tuple[str, ...], path: Path, index: int | str) -> None:
-    """Fail clearly when a record lacks one of ``fields``."""
+    """Fail clearly when a record lacks one of ``fields`` or one of them has the wrong type
+    (see :func:`check_field`)."""
     missing = [f for f in fields if f not in record or record[f] is None]
+    ident = record.get("id", record.get("_id", index))
+    ident = ident if _is_id(ident) else index
     if missing:
-        ident = record.get("id", record.get("_id", index))
         raise InputError(path, f"missing field(s) {', '.join(map(repr, missing))}", record=ident)
+    for name in (*fields, *(f for f in TEXT_FIELDS if f in record and f not in fields)):
+        check_field(name, record[name], path, ident)
 
 
 def open_text(path: str | Path, what: str = "file"):
-    """Open a UTF-8 text file for reading; a missing file is an :class:`InputError` naming it."""
+    """Open a UTF-8 text file for reading; a missing file is an :class:`InputError` naming it (bytes that
+    are not UTF-8 raise ``UnicodeDecodeError`` while reading: callers name the line)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(path, f"{what} not found")

@@ -58,7 +58,11 @@ class Query:
 
 @dataclass
 class Benchmark:
-    """Queries, their tool pool and provenance (the checksum of the files they came from)."""
+    """Queries, their tool pool and provenance (the checksum of the files they came from).
+
+    A query without any relevant tool (every label of relevance 0) cannot be scored or annotated: it is left
+    out at load, in every command alike, and counted in ``meta["skipped"]["no_relevant_tool"]``.
+    """
 
     name: str
     queries: list[Query]
@@ -66,6 +70,19 @@ class Benchmark:
     checksum: str
     sources: tuple[str, ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        kept = [q for q in self.queries if q.reference]
+        if len(kept) != len(self.queries):
+            skipped = dict(self.meta.get("skipped", {}))
+            skipped["no_relevant_tool"] = skipped.get("no_relevant_tool", 0) + len(self.queries) - len(kept)
+            self.queries = kept
+            self.meta = {**self.meta, "skipped": skipped}
+
+    @property
+    def skipped(self) -> int:
+        """Queries left out at load because no tool is relevant to them."""
+        return int(self.meta.get("skipped", {}).get("no_relevant_tool", 0))
 
     def __len__(self) -> int:
         return len(self.queries)
@@ -116,7 +133,8 @@ def merge_benchmarks(name: str, benchmarks: Iterable[Benchmark]) -> Benchmark:
         tools=tools,
         checksum=combine_checksums(b.checksum for b in benchmarks),
         sources=tuple(s for b in benchmarks for s in b.sources),
-        meta={"parts": [b.name for b in benchmarks]},
+        meta={"parts": [b.name for b in benchmarks],
+              **({"skipped": {"no_relevant_tool": n}} if (n := sum(b.skipped for b in benchmarks)) else {})},
     )
 
 

@@ -3,13 +3,13 @@
 ``{"query_id": ..., "category": ..., "reference": [tool ids of C*], "combinations": [[tool ids], ...]}``
 
 ``combinations`` holds every valid combination, C* included. On load, C* must be among the combinations (as a
-set), every combination must be a non-empty list of tool ids, and — when a tool pool is given — every id must be
-a tool of the pool.
+set), every combination must be a non-empty list of distinct tool ids, and — when a tool pool is given — every
+id must be a tool of the pool. Types are checked, never coerced: ids are non-empty strings without white space
+(they go into TREC files), ``category`` is a string; an empty file is an error.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +18,15 @@ from typing import Any
 from toolex.data.readers import iter_jsonl_numbered
 from toolex.data.records import Benchmark
 from toolex.errors import InputError
+from toolex.io.atomic import write_jsonl
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str) and bool(value) and not any(c.isspace() for c in value)
+
+
+def _tool_ids(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(_is_id(t) for t in value)
 
 
 @dataclass(frozen=True)
@@ -51,25 +60,36 @@ def _parse(record: dict[str, Any], path: Path, lineno: int, pool: Collection[str
     for key in ("query_id", "reference", "combinations"):
         if key not in record:
             raise InputError(path, f"missing field {key!r}", record=where)
-    qid = str(record["query_id"])
+    qid = record["query_id"]
+    if not _is_id(qid):
+        raise InputError(path, f"'query_id' must be a non-empty string without white space, found {qid!r}",
+                         record=where)
     where = f"{qid} (line {lineno})"
+    category = record.get("category")
+    if category is not None and not isinstance(category, str):
+        raise InputError(path, f"'category' must be a string, found {type(category).__name__}", record=where)
     reference = record["reference"]
     combos = record["combinations"]
-    if not isinstance(reference, list) or not reference or not all(isinstance(t, str) for t in reference):
-        raise InputError(path, "'reference' must be a non-empty list of tool ids", record=where)
+    if not _tool_ids(reference):
+        raise InputError(path, "'reference' must be a non-empty list of tool ids (strings without white space)",
+                         record=where)
+    if len(set(reference)) != len(reference):
+        raise InputError(path, f"'reference' lists a tool twice: {reference}", record=where)
     if not isinstance(combos, list) or not combos:
         raise InputError(path, "'combinations' must be a non-empty list of lists", record=where)
     parsed: list[tuple[str, ...]] = []
     seen: set[frozenset[str]] = set()
     for j, combo in enumerate(combos):
-        if not isinstance(combo, list) or not combo or not all(isinstance(t, str) for t in combo):
-            raise InputError(path, f"combination {j} must be a non-empty list of tool ids", record=where)
-        deduped = tuple(dict.fromkeys(combo))
-        key = frozenset(deduped)
+        if not _tool_ids(combo):
+            raise InputError(path, f"combination {j} must be a non-empty list of tool ids (strings without white "
+                                   "space)", record=where)
+        if len(set(combo)) != len(combo):
+            raise InputError(path, f"combination {j} lists a tool twice: {combo}", record=where)
+        key = frozenset(combo)
         if key in seen:
-            continue
+            continue  # the same combination in another order
         seen.add(key)
-        parsed.append(deduped)
+        parsed.append(tuple(combo))
     if frozenset(reference) not in seen:
         raise InputError(path, "the reference combination C* is not among 'combinations'", record=where)
     if pool is not None:
@@ -77,11 +97,11 @@ def _parse(record: dict[str, Any], path: Path, lineno: int, pool: Collection[str
         if unknown:
             raise InputError(path, f"unknown tool id(s) {', '.join(unknown[:5])}", record=where)
     extra = {k: v for k, v in record.items() if k not in ("query_id", "category", "reference", "combinations")}
-    return Annotation(qid, str(record.get("category") or ""), tuple(dict.fromkeys(reference)), tuple(parsed), extra)
+    return Annotation(qid, category or "", tuple(reference), tuple(parsed), extra)
 
 
 def read_annotations(path: str | Path, pool: Collection[str] | None = None) -> list[Annotation]:
-    """Read and validate an annotations file; a repeated query id is an error."""
+    """Read and validate an annotations file; a repeated query id or an empty file is an error."""
     path = Path(path)
     out: list[Annotation] = []
     seen: set[str] = set()
@@ -91,15 +111,11 @@ def read_annotations(path: str | Path, pool: Collection[str] | None = None) -> l
             raise InputError(path, f"query {annotation.query_id!r} annotated twice", record=f"line {lineno}")
         seen.add(annotation.query_id)
         out.append(annotation)
+    if not out:
+        raise InputError(path, "no annotated query in this file (it is empty)")
     return out
 
 
 def write_annotations(annotations: Iterable[Annotation], path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        for annotation in annotations:
-            handle.write(json.dumps(annotation.to_json(), ensure_ascii=False) + "\n")
-    tmp.replace(path)
-    return path
+    """Write annotations as JSON lines, atomically."""
+    return write_jsonl(path, (a.to_json() for a in annotations))

@@ -6,11 +6,14 @@ informational: as in trec_eval, the order is re-derived from the scores (ties br
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import IO
 
 from toolex.data.readers import open_text
 from toolex.errors import InputError
+from toolex.io.atomic import atomic_writer
 
 Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
@@ -22,12 +25,26 @@ def ranked(scores: Mapping[str, float], k: int | None = None) -> list[tuple[str,
     return order if k is None else order[:k]
 
 
+def _lines(path: Path, handle: IO[str]) -> Iterator[tuple[int, str]]:
+    """(line number, text) of an open text file; bytes that are not UTF-8 are an error naming the line."""
+    lineno = 0
+    try:
+        for lineno, line in enumerate(handle, 1):  # noqa: B007 - read after the loop on a decode error
+            yield lineno, line
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text ({exc.reason})", record=f"line {lineno + 1}") from None
+
+
 def read_run(path: str | Path) -> Run:
-    """Read a TREC run file; a repeated (query, tool) pair is an error."""
+    """Read a TREC run file; a repeated (query, tool) pair or a NaN score is an error naming the line.
+
+    trec_eval ranks a NaN score unpredictably (it compares false with everything), so a run holding one is
+    refused rather than scored.
+    """
     path = Path(path)
     run: Run = {}
     with open_text(path, "run file") as handle:
-        for lineno, line in enumerate(handle, 1):
+        for lineno, line in _lines(path, handle):
             parts = line.split()
             if not parts:
                 continue
@@ -39,6 +56,8 @@ def read_run(path: str | Path) -> Run:
                 value = float(score)
             except ValueError:
                 raise InputError(path, f"score {score!r} is not a number", record=f"line {lineno}") from None
+            if math.isnan(value):
+                raise InputError(path, f"score {score!r} of tool {docid!r} is NaN", record=f"line {lineno}")
             scores = run.setdefault(qid, {})
             if docid in scores:
                 raise InputError(path, f"tool {docid!r} listed twice for query {qid!r}", record=f"line {lineno}")
@@ -48,15 +67,22 @@ def read_run(path: str | Path) -> Run:
 
 def write_run(run: Mapping[str, Mapping[str, float]], path: str | Path, tag: str = "toolex",
               k: int | None = None) -> Path:
-    """Write a run in TREC format, each query's tools in trec_eval order, ranks from 1."""
+    """Write a run in TREC format atomically, each query's tools in trec_eval order, ranks from 1.
+
+    Ids with white space (they would shift the columns) and NaN scores are refused; on an error the
+    previous file, if any, is left as it was.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tag = "_".join(tag.split()) or "toolex"
-    with open(path, "w", encoding="utf-8") as handle:
+    with atomic_writer(path) as handle:
         for qid, scores in run.items():
+            if not qid or any(c.isspace() for c in qid):
+                raise InputError(path, f"query id {qid!r} is empty or contains white space", record=qid)
             for rank, (docid, score) in enumerate(ranked(scores, k), 1):
-                if any(c.isspace() for c in docid):
-                    raise InputError(path, f"tool id {docid!r} contains white space", record=qid)
+                if not docid or any(c.isspace() for c in docid):
+                    raise InputError(path, f"tool id {docid!r} is empty or contains white space", record=qid)
+                if math.isnan(score):
+                    raise InputError(path, f"score of tool {docid!r} is NaN", record=qid)
                 handle.write(f"{qid} Q0 {docid} {rank} {score!r} {tag}\n")
     return path
 
@@ -65,7 +91,7 @@ def read_qrels(path: str | Path) -> Qrels:
     path = Path(path)
     qrels: Qrels = {}
     with open_text(path, "qrels file") as handle:
-        for lineno, line in enumerate(handle, 1):
+        for lineno, line in _lines(path, handle):
             parts = line.split()
             if not parts:
                 continue
@@ -81,8 +107,7 @@ def read_qrels(path: str | Path) -> Qrels:
 
 def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: str | Path) -> Path:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
+    with atomic_writer(path) as handle:
         for qid, docs in qrels.items():
             for docid, rel in docs.items():
                 handle.write(f"{qid} 0 {docid} {int(rel)}\n")
