@@ -3,6 +3,11 @@
 The API key is never a field: it is read from the environment (``TOOLEX_LLM_API_KEY``, then
 ``OPENAI_API_KEY``) when the HTTP client is built, so it cannot reach a cache key, a manifest, a log or a
 ``repr``.
+
+Each ToolEX stage may use its own model and endpoint: ``TOOLEX_LLM_{DECOMPOSE,VERIFY,AUDIT}_<FIELD>`` (any
+field below, e.g. ``TOOLEX_LLM_AUDIT_MODEL``, ``TOOLEX_LLM_VERIFY_BASE_URL``) and
+``TOOLEX_LLM_<STAGE>_API_KEY`` override the common ``TOOLEX_LLM_*`` values for that stage only
+(:meth:`LLMSettings.for_stage`).
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ from typing import Any
 from toolex.errors import ToolexError
 
 KEY_ENV_VARS = ("TOOLEX_LLM_API_KEY", "OPENAI_API_KEY")
+STAGES = ("decompose", "verify", "audit")
+API_CONTEXT_TOKENS = 128_000  # default context of an API model (a setting: TOOLEX_LLM_CONTEXT_TOKENS)
+LOCAL_CONTEXT_TOKENS = 4096  # what ``toolex.llm.local up`` starts the server with (TOOLEX_LLM_N_CTX)
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "prompt")
 
 LOCAL_MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -39,7 +47,11 @@ class LLMSettings:
     vLLM, recent llama.cpp), ``json_object`` (``{"type": "json_object", "schema": ...}``, llama-cpp-python
     server and DeepSeek), ``prompt`` (schema only in the prompt) or ``auto`` (try ``json_schema`` and step
     down when the server rejects it). ``price_prompt`` / ``price_completion`` are currency units per one
-    million tokens; when both are set the ledger reports cost.
+    million tokens; when both are set the ledger reports cost. ``context_tokens`` is the model's context
+    window (prompt + answer), which prompts are fitted into; ``tokenizer`` counts their tokens (``auto``,
+    ``estimate``, ``tiktoken:<encoding>`` or ``hf:<name or path>``, see :mod:`toolex.llm.tokens`).
+    ``stage`` names the ToolEX stage these settings serve (its own API key variable is read first);
+    ``stages`` holds the per-stage overrides read from the environment.
     """
 
     base_url: str = f"http://{LOCAL_HOST}:{LOCAL_DEFAULT_PORT}/v1"
@@ -57,6 +69,10 @@ class LLMSettings:
     price_prompt: float | None = None
     price_completion: float | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
+    context_tokens: int = API_CONTEXT_TOKENS
+    tokenizer: str = "auto"
+    stage: str | None = None
+    stages: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.response_format not in RESPONSE_FORMATS:
@@ -65,6 +81,11 @@ class LLMSettings:
             )
         if self.concurrency < 1 or self.max_retries < 0 or self.malformed_retries < 0:
             raise SettingsError("concurrency must be >= 1 and retry counts >= 0")
+        if self.context_tokens <= self.max_tokens:
+            raise SettingsError(f"context_tokens ({self.context_tokens}) must exceed max_tokens ({self.max_tokens})")
+        unknown = set(self.stages) - set(STAGES)
+        if unknown or (self.stage is not None and self.stage not in STAGES):
+            raise SettingsError(f"unknown stage(s) {sorted(unknown) or [self.stage]}; stages are {STAGES}")
 
     @classmethod
     def local(cls, port: int | None = None, **overrides: Any) -> LLMSettings:
@@ -76,6 +97,7 @@ class LLMSettings:
             concurrency=2,
             seed=0,
             timeout=300.0,
+            context_tokens=_local_context(),
         )
         base.update(overrides)
         return cls(**base)
@@ -88,11 +110,11 @@ class LLMSettings:
         return cls.local(**{**values, **overrides})
 
     @classmethod
-    def _env_values(cls) -> dict[str, Any]:
+    def _env_values(cls, prefix: str = "TOOLEX_LLM_") -> dict[str, Any]:
         env = os.environ
         values: dict[str, Any] = {}
         for name, kind in _ENV_FIELDS.items():
-            var = f"TOOLEX_LLM_{name.upper()}"
+            var = f"{prefix}{name.upper()}"
             raw = env.get(var)
             if raw is None or raw == "":
                 continue
@@ -104,19 +126,43 @@ class LLMSettings:
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMSettings:
-        """Settings from ``TOOLEX_LLM_*`` variables; without ``TOOLEX_LLM_BASE_URL`` the local preset."""
+        """Settings from ``TOOLEX_LLM_*`` variables; without ``TOOLEX_LLM_BASE_URL`` the local preset.
+
+        An endpoint without a model is refused (the local model's name would label, and be sent to, the API);
+        so is a per-stage model without an endpoint for it. Per-stage overrides go to ``stages``.
+        """
         values = {**cls._env_values(), **overrides}
+        stages = {s: v for s in STAGES if (v := cls._env_values(f"TOOLEX_LLM_{s.upper()}_"))}
+        if "base_url" in values and "model" not in values:
+            raise SettingsError("TOOLEX_LLM_BASE_URL is set but TOOLEX_LLM_MODEL is not: name the model to ask "
+                                "at that endpoint")
+        for stage, own in stages.items():
+            var = f"TOOLEX_LLM_{stage.upper()}"
+            if "base_url" in own and "model" not in own and "model" not in values:
+                raise SettingsError(f"{var}_BASE_URL is set but neither {var}_MODEL nor TOOLEX_LLM_MODEL is")
+            if "model" in own and "base_url" not in own and "base_url" not in values:
+                raise SettingsError(f"{var}_MODEL={own['model']!r} needs an endpoint: set TOOLEX_LLM_BASE_URL "
+                                    f"or {var}_BASE_URL")
+        values.setdefault("stages", stages)
         if "base_url" not in values:
             return cls.local(**values)
         return cls(**values)
+
+    def for_stage(self, stage: str) -> LLMSettings:
+        """The settings of one ToolEX stage: the common ones with that stage's overrides applied."""
+        if stage not in STAGES:
+            raise SettingsError(f"unknown stage {stage!r}; stages are {STAGES}")
+        return dataclasses.replace(self, **{**self.stages.get(stage, {}), "stage": stage, "stages": {}})
 
     def replace(self, **changes: Any) -> LLMSettings:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
     def api_key(self) -> str | None:
-        """The key from the environment, or None (never stored on the settings)."""
-        for var in KEY_ENV_VARS:
+        """The key from the environment, or None (never stored on the settings); a stage's own
+        ``TOOLEX_LLM_<STAGE>_API_KEY`` comes first."""
+        own = (f"TOOLEX_LLM_{self.stage.upper()}_API_KEY",) if self.stage else ()
+        for var in (*own, *KEY_ENV_VARS):
             if os.environ.get(var):
                 return os.environ[var]
         return None
@@ -143,7 +189,18 @@ _ENV_FIELDS: dict[str, str] = {
     "response_format": "str",
     "price_prompt": "float",
     "price_completion": "float",
+    "context_tokens": "int",
+    "tokenizer": "str",
 }
+
+
+def _local_context() -> int:
+    """The context the local server is started with (``TOOLEX_LLM_N_CTX``, as :mod:`toolex.llm.local`)."""
+    raw = os.environ.get("TOOLEX_LLM_N_CTX", "")
+    try:
+        return int(raw) if raw else LOCAL_CONTEXT_TOKENS
+    except ValueError:
+        raise SettingsError(f"TOOLEX_LLM_N_CTX={raw!r}: expected an integer") from None
 
 
 def _parse(raw: str, kind: str) -> Any:
