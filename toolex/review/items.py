@@ -213,3 +213,14 @@ def load_items(folder: str | Path, data_dir: str | Path | None = None) -> tuple[
         queries.update(bench.query_by_id)
         tools.update(bench.tools)
     return build_items(art, queries, tools)
+
+
+def run_verdicts(folder: str | Path) -> dict[str, tuple[str, bool]]:
+    """item id -> (judge, valid) for every audited non-reference combination of a run (judge failures left
+    out): another judge's verdicts on the same combinations, for the report's per-judge table."""
+    out: dict[str, tuple[str, bool]] = {}
+    for audited in ArtifactFolder(folder).audited():
+        for c in audited.combinations:
+            if not c.is_reference and c.verdict.ok:
+                out[item_id(audited.query_id, c.tools)] = (c.verdict.judge, c.valid)
+    return out

@@ -1,0 +1,136 @@
+"""``toolex review``: human validation of an annotation run (sample, serve the review app, report, export)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from toolex import paths
+from toolex.errors import InputError
+
+HELP = "human validation: sample accepted combinations, serve the review app, report and export a campaign"
+APP = "review_app.ipynb"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sample = sub.add_parser("sample", help="draw a stratified sample of a run's accepted combinations into a "
+                            "campaign file (created, or topped up when it samples the same run)")
+    sample.add_argument("--run", required=True, help="artifact folder of a ToolEX annotation run")
+    sample.add_argument("--campaign", required=True, help="campaign file (SQLite) to create or extend")
+    size = sample.add_mutually_exclusive_group()
+    size.add_argument("--size", type=int, help="items in all (default: every accepted combination)")
+    size.add_argument("--per-stratum", type=int, help="items per stratum (category x complexity)")
+    sample.add_argument("--allocation", choices=("proportional", "equal"), default="proportional",
+                        help="how --size is split over the strata (default proportional)")
+    sample.add_argument("--seed", type=int, default=0)
+    sample.add_argument("--data", help="benchmark snapshots folder (default: TOOLEX_DATA)")
+    sample.add_argument("--gold", help="human gold JSON lines {query_id, acceptable}: sample the gold's queries "
+                        "and record the gold decisions as a finished review")
+    sample.add_argument("--judge-run", action="append", default=[],
+                        help="another run over the same queries: its judge's verdicts on the sampled combinations "
+                        "go into the per-judge table (repeatable)")
+    serve = sub.add_parser("serve", help="serve the review app with Voila on 127.0.0.1")
+    serve.add_argument("--campaign", required=True)
+    serve.add_argument("--port", type=int, default=8867)
+    report = sub.add_parser("report", help="precision, kappa, adjudication, taxonomy and per-judge tables")
+    report.add_argument("--campaign", required=True)
+    report.add_argument("--tables", help="folder for CSV / Markdown / LaTeX (default: TOOLEX_TABLES)")
+    report.add_argument("--figures", help="folder for the figure (default: TOOLEX_FIGURES)")
+    report.add_argument("--stem", default="10_review", help="file name prefix (default 10_review)")
+    report.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    export = sub.add_parser("export", help="decisions, history and final decisions as JSON lines")
+    export.add_argument("--campaign", required=True)
+    export.add_argument("--out", required=True, help="folder to write into")
+
+
+def run(args: argparse.Namespace) -> int:
+    return {"sample": _sample, "serve": _serve, "report": _report, "export": _export}[args.action](args)
+
+
+def _sample(args: argparse.Namespace) -> int:
+    from toolex.annotate.artifacts import ArtifactFolder
+    from toolex.review.gold import apply_gold, gold_items, read_gold
+    from toolex.review.items import CHECKSUM_KIND, load_items, run_checksum, run_verdicts
+    from toolex.review.sample import draw
+    from toolex.review.store import Campaign
+
+    run_id = run_checksum(args.run)
+    if Path(args.campaign).exists():  # refuse another run before loading anything
+        with Campaign(args.campaign) as existing:
+            existing.check_run(run_id, f"run {args.run}")
+    gold = read_gold(args.gold) if args.gold else None
+    _, items = load_items(args.run, args.data)
+    if gold is not None:
+        items = gold_items(items, gold)
+    try:
+        sample = draw(items, args.size, args.per_stratum, args.allocation, args.seed)
+    except ValueError as exc:
+        raise InputError(None, str(exc)) from None
+    manifest = ArtifactFolder(args.run).manifest()
+    meta = {"run_folder": paths.portable(Path(args.run).resolve()), "checksum_kind": CHECKSUM_KIND,
+            "judge": (manifest.get("judge") or {}).get("name") or (items[0].judge if items else ""),
+            "retriever": (manifest.get("config") or {}).get("retriever", ""),
+            "benchmarks": [b.get("name") for b in manifest.get("benchmarks", [])],
+            "seed": args.seed, "allocation": sample.allocation, "plan": sample.plan,
+            "source": "gold" if gold is not None else "sample"}
+    with Campaign.create(args.campaign, run_id, meta) as campaign:
+        added = campaign.add_items(sample.items)
+        for other in args.judge_run:
+            verdicts = run_verdicts(other)
+            campaign.add_judge_verdicts(((i, *verdicts[i]) for i in campaign.item_ids() if i in verdicts),
+                                        paths.portable(Path(other).resolve()))
+        counts = apply_gold(campaign, gold) if gold is not None else None
+        total = len(campaign)
+    print(f"{args.campaign}: {added} new items ({total} in all) from run {run_id[:16]}… "
+          f"({len(items)} accepted combinations, allocation {sample.allocation}, seed {args.seed})")
+    for stratum, (available, drawn) in sample.plan.items():
+        print(f"  {stratum:<28} {drawn:>4} of {available}")
+    if counts is not None:
+        print(f"  gold decisions: {counts['valid']} valid, {counts['invalid']} invalid")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from toolex.review.store import Campaign
+
+    campaign = Path(args.campaign).resolve()
+    Campaign(campaign).close()  # a clear error now rather than in the browser
+    notebooks = paths.ROOT / "notebooks"
+    env = {**os.environ, "TOOLEX_REVIEW_CAMPAIGN": str(campaign)}
+    command = [sys.executable, "-m", "voila", str(notebooks / APP), "--no-browser", "--Voila.ip=127.0.0.1",
+               f"--port={args.port}"]
+    print(f"review app for {campaign} on http://127.0.0.1:{args.port}/", flush=True)
+    return subprocess.call(command, cwd=notebooks, env=env)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from toolex.report.export import to_markdown
+    from toolex.review.export import CAPTIONS, export_report
+    from toolex.review.report import campaign_report
+    from toolex.review.store import Campaign
+
+    with Campaign(args.campaign) as campaign:
+        report = campaign_report(campaign)
+    written = export_report(report, args.stem, args.tables, args.figures)
+    if args.json:
+        print(json.dumps(report.summary()))
+        return 0
+    for name, table in report.tables.items():
+        print(to_markdown(table, CAPTIONS.get(name, name), digits=1))
+    print("written:", ", ".join(str(p) for parts in written.values() for p in parts.values()))
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from toolex.review.export import export_decisions
+    from toolex.review.store import Campaign
+
+    with Campaign(args.campaign) as campaign:
+        written = export_decisions(campaign, args.out)
+    print("written:", ", ".join(str(p) for p in written))
+    return 0
