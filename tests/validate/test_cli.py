@@ -63,7 +63,7 @@ def test_table_by_default(files):
     ("k0", "--k must be positive, got 0"),
     ("bad_gold", "gold.jsonl, record q2 (line 2): acceptable combination 0 must be a non-empty list"),
     ("empty_gold", "empty.jsonl: no gold queries"),
-    ("empty_ann", "empty.jsonl: no annotations"),
+    ("empty_ann", "empty.jsonl: no annotat"),
     ("unknown_queries", "none of the 3 gold queries is annotated here"),
     ("unknown_run", "ranks none of the 3 gold queries"),
     ("empty_run", "empty.trec: run 'empty' ranks no tools"),
