@@ -58,11 +58,14 @@ class GoldRecord:
         return Annotation(self.query_id, self.category if category is None else category, ref, self.acceptable)
 
 
+def _is_id(value: Any) -> bool:
+    """A non-empty string without white space (a TREC run cannot hold any other id)."""
+    return isinstance(value, str) and bool(value) and not any(c.isspace() for c in value)
+
+
 def _tool_list(value: Any) -> tuple[str, ...] | None:
-    """A non-empty list of non-empty strings as a tuple without repeats; None when the type is wrong."""
-    if not isinstance(value, list) or not value:
-        return None
-    if not all(isinstance(t, str) and t.strip() for t in value):
+    """A non-empty list of ids as a tuple without repeats; None when the type is wrong."""
+    if not isinstance(value, list) or not value or not all(_is_id(t) for t in value):
         return None
     return tuple(dict.fromkeys(value))
 
@@ -74,8 +77,9 @@ def parse_gold(record: dict[str, Any], path: Path, lineno: int) -> GoldRecord:
         if key not in record:
             raise InputError(path, f"missing field {key!r}", record=where)
     qid = record["query_id"]
-    if not isinstance(qid, str) or not qid.strip():
-        raise InputError(path, "'query_id' must be a non-empty string", record=where)
+    if not _is_id(qid):
+        raise InputError(path, f"'query_id' must be a non-empty string without white space, found {qid!r}",
+                         record=where)
     where = f"{qid} (line {lineno})"
     raw = record["acceptable"]
     if not isinstance(raw, list) or not raw:
@@ -85,8 +89,8 @@ def parse_gold(record: dict[str, Any], path: Path, lineno: int) -> GoldRecord:
     for j, combo in enumerate(raw):
         tools = _tool_list(combo)
         if tools is None:
-            raise InputError(path, f"acceptable combination {j} must be a non-empty list of tool ids",
-                             record=where)
+            raise InputError(path, f"acceptable combination {j} must be a non-empty list of tool ids "
+                                   "(strings without white space)", record=where)
         if frozenset(tools) not in seen:
             seen.add(frozenset(tools))
             acceptable.append(tools)
@@ -95,7 +99,8 @@ def parse_gold(record: dict[str, Any], path: Path, lineno: int) -> GoldRecord:
     else:
         ref = _tool_list(record["reference"])
         if ref is None:
-            raise InputError(path, "'reference' must be a non-empty list of tool ids", record=where)
+            raise InputError(path, "'reference' must be a non-empty list of tool ids (strings without white space)",
+                             record=where)
         if frozenset(ref) not in seen:
             raise InputError(path, "the reference combination C* is not among 'acceptable'", record=where)
         reference = ref
