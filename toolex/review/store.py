@@ -317,3 +317,11 @@ def _transaction(db: sqlite3.Connection, attempts: int = 50) -> Iterator[None]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+def campaign_path(value: str | Path | None = None) -> Path | None:
+    """The campaign a notebook shows: ``value`` when given, else ``$TOOLEX_REVIEW_CAMPAIGN``, else None."""
+    import os
+
+    chosen = value or os.environ.get("TOOLEX_REVIEW_CAMPAIGN") or None
+    return Path(chosen).expanduser() if chosen else None
