@@ -203,6 +203,16 @@ class LLMJudge(Judge):
                              [ref.documentation, cand.documentation], VERDICT_SCHEMA)
         return LLMRequest(messages, VERDICT_SCHEMA, "verdict")
 
+    def batch_verification_request(self, members: Sequence[VerifyItem]) -> LLMRequest:
+        """The Stage 2 request (batched mode) of the candidates of one sub-query (same reference)."""
+        first, names = members[0], [m.candidate.name for m in members]
+        schema = batch_verdict_schema(len(members))
+        messages = self._fit(
+            "verify", lambda ds: batch_verification_messages(first.subquery.text, (first.reference.name, ds[0]),
+                                                             list(zip(names, ds[1:]))),
+            [first.reference.documentation, *(m.candidate.documentation for m in members)], schema)
+        return LLMRequest(messages, schema, "verdicts")
+
     def audit_request(self, item: AuditItem) -> LLMRequest:
         """The Stage 3 request of one combination: instruction, query, sub-queries, C* and the candidate."""
         refs, tools, k = item.references, item.tools, len(item.references)
@@ -257,14 +267,7 @@ class LLMJudge(Judge):
         keys = list(groups)
         requests = []
         for key in keys:
-            members = [items[i] for i in groups[key]]
-            first, names = members[0], [m.candidate.name for m in members]
-            schema = batch_verdict_schema(len(members))
-            messages = self._fit(
-                "verify", lambda ds, f=first, n=names: batch_verification_messages(
-                    f.subquery.text, (f.reference.name, ds[0]), list(zip(n, ds[1:]))),
-                [first.reference.documentation, *(m.candidate.documentation for m in members)], schema)
-            requests.append(LLMRequest(messages, schema, "verdicts"))
+            requests.append(self.batch_verification_request([items[i] for i in groups[key]]))
         results = self.clients["verify"].map_json(requests, stage="verify-batched", progress=self.progress)
         name = self.stage_name("verify")
         out: list[Verdict | None] = [None] * len(items)
