@@ -81,7 +81,8 @@ def _precision_row(label: dict[str, Any], part: pd.DataFrame) -> dict[str, Any]:
 def precision_table(final: pd.DataFrame, population: dict[str, int] | None = None) -> pd.DataFrame:
     """Precision (%) with a 95 % Wilson interval per stratum, per category and overall. With ``population``
     (stratum -> accepted combinations in the run), one more row weights the strata by their size (the
-    estimate for the whole run when the allocation was not proportional; normal-approximation interval)."""
+    estimate for the whole run when the allocation was not proportional; normal-approximation interval over
+    the strata with a decision)."""
     rows = []
     for (category, complexity), part in final.groupby(["category", "complexity"], sort=True):
         rows.append(_precision_row({"category": category, "complexity": str(complexity)}, part))
@@ -90,20 +91,17 @@ def precision_table(final: pd.DataFrame, population: dict[str, int] | None = Non
             rows.append(_precision_row({"category": category, "complexity": "all"}, part))
     rows.append(_precision_row({"category": "all", "complexity": "all"}, final))
     if population:
-        estimate, variance, weight = 0.0, 0.0, 0
-        total = sum(population.values())
+        shares: dict[str, tuple[float, int]] = {}  # stratum -> (precision, decided items)
         for stratum, part in final.groupby("stratum"):
             decided = part[part.valid.notna()]
-            if not len(decided) or stratum not in population:
-                continue
-            p = float(decided.valid.astype(bool).mean())
-            w = population[stratum] / total
-            estimate, variance, weight = estimate + w * p, variance + w * w * p * (1 - p) / len(decided), weight + 1
-        if weight:
-            covered = sum(population[s] for s in final.stratum.unique() if s in population) / total
-            estimate /= covered
-            half = Z95 * math.sqrt(variance) / covered
-            rows.append({"category": "all (weighted by stratum size)", "complexity": "all",
+            if len(decided) and stratum in population:
+                shares[stratum] = (float(decided.valid.astype(bool).mean()), len(decided))
+        covered = sum(population[s] for s in shares)  # strata without a decision are left out, not zero
+        if covered:
+            estimate = sum(population[s] / covered * p for s, (p, _) in shares.items())
+            half = Z95 * math.sqrt(sum((population[s] / covered) ** 2 * p * (1 - p) / n
+                                       for s, (p, n) in shares.items()))
+            rows.append({"category": "weighted", "complexity": "all",
                          "sampled": len(final), "decided": int(final.valid.notna().sum()),
                          "valid": int(final.valid.dropna().astype(bool).sum()), "precision": 100 * estimate,
                          "ci_low": 100 * max(0.0, estimate - half), "ci_high": 100 * min(1.0, estimate + half)})
@@ -242,19 +240,20 @@ def precision_figure(report: CampaignReport) -> Any:
 
     table = report.tables["precision"]
     table = table[table.decided > 0].reset_index(drop=True)
-    labels = [f"{r.category} · {r.complexity}" if r.complexity != "all" else f"{r.category} (all)"
+    labels = [f"{r.category} · {r.complexity}" if r.complexity != "all" else
+              "all, weighted by stratum size" if r.category == "weighted" else f"{r.category} (all)"
               for r in table.itertuples()]
     fig, ax = plt.subplots(figsize=(6.0, 1.2 + 0.38 * max(1, len(table))))
     y = list(range(len(table)))[::-1]
     errors = [(table.precision - table.ci_low).to_numpy(), (table.ci_high - table.precision).to_numpy()]
-    colours = ["tab:blue" if "all" not in lab else "tab:gray" for lab in labels]
+    colours = ["tab:blue" if r.complexity != "all" else "tab:gray" for r in table.itertuples()]
     ax.errorbar(table.precision, y, xerr=errors, fmt="none", ecolor="0.3", capsize=3, lw=1)
     ax.scatter(table.precision, y, c=colours, zorder=3)
     for yi, r in zip(y, table.itertuples()):
         ax.annotate(f"{r.valid}/{r.decided}", (102, yi), va="center", fontsize=7, annotation_clip=False)
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("human precision of accepted combinations (%), 95 % Wilson interval")
+    ax.set_xlabel("human precision (%), 95 % Wilson interval")
     ax.set_title("Human validation of ToolEX combinations", fontsize=10)
     fig.tight_layout()
     return fig
