@@ -67,3 +67,62 @@ def test_local_from_env_keeps_the_local_server(monkeypatch: pytest.MonkeyPatch) 
     assert s.base_url == "http://127.0.0.1:8123/v1" and s.model == LLMSettings.local().model
     assert s.concurrency == 4 and s.response_format == "json_object"
     assert LLMSettings.local_from_env(concurrency=3).concurrency == 3
+
+
+def _api_env(monkeypatch: pytest.MonkeyPatch, **extra: str) -> None:
+    monkeypatch.setenv("TOOLEX_LLM_BASE_URL", "https://api.example.org/v1")
+    monkeypatch.setenv("TOOLEX_LLM_MODEL", "common-model")
+    for k, v in extra.items():
+        monkeypatch.setenv(k, v)
+
+
+def test_each_stage_falls_back_to_the_common_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    _api_env(monkeypatch, TOOLEX_LLM_AUDIT_MODEL="claude-x", TOOLEX_LLM_VERIFY_BASE_URL="https://other/v1",
+             TOOLEX_LLM_VERIFY_MODEL="gpt-4o-mini", TOOLEX_LLM_VERIFY_MAX_TOKENS="99")
+    s = LLMSettings.from_env()
+    decompose, verify, audit = (s.for_stage(x) for x in ("decompose", "verify", "audit"))
+    assert (decompose.model, decompose.base_url) == ("common-model", "https://api.example.org/v1")
+    assert (verify.model, verify.base_url, verify.max_tokens) == ("gpt-4o-mini", "https://other/v1", 99)
+    assert (audit.model, audit.base_url, audit.max_tokens) == ("claude-x", "https://api.example.org/v1", 256)
+    assert audit.stage == "audit" and audit.stages == {}
+
+
+def test_a_stage_key_comes_first_and_stays_off_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    _api_env(monkeypatch, TOOLEX_LLM_AUDIT_API_KEY="sk-audit-only")
+    s = LLMSettings.from_env()
+    assert s.for_stage("audit").api_key() == "sk-audit-only"
+    assert s.for_stage("verify").api_key() == SECRET
+    for text in (repr(s.for_stage("audit")), json.dumps(s.for_stage("audit").public_dict())):
+        assert "sk-audit-only" not in text
+
+
+def test_missing_models_and_endpoints_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLEX_LLM_BASE_URL", "https://api.example.org/v1")
+    with pytest.raises(SettingsError, match="TOOLEX_LLM_MODEL is not"):
+        LLMSettings.from_env()  # the local model's name would label, and be sent to, the API
+    monkeypatch.delenv("TOOLEX_LLM_BASE_URL")
+    monkeypatch.setenv("TOOLEX_LLM_AUDIT_MODEL", "claude-x")
+    with pytest.raises(SettingsError, match="TOOLEX_LLM_AUDIT_MODEL.*needs an endpoint"):
+        LLMSettings.from_env()
+    monkeypatch.delenv("TOOLEX_LLM_AUDIT_MODEL")
+    monkeypatch.setenv("TOOLEX_LLM_VERIFY_BASE_URL", "https://other/v1")
+    with pytest.raises(SettingsError, match="TOOLEX_LLM_VERIFY_BASE_URL"):
+        LLMSettings.from_env()
+    with pytest.raises(SettingsError, match="unknown stage"):
+        LLMSettings().for_stage("rerank")
+
+
+def test_context_and_tokenizer_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolex.llm.tokens import EstimateCounter, counter_for
+
+    _api_env(monkeypatch, TOOLEX_LLM_CONTEXT_TOKENS="32000", TOOLEX_LLM_TOKENIZER="estimate")
+    s = LLMSettings.from_env()
+    assert s.context_tokens == 32000 and isinstance(counter_for(s), EstimateCounter)
+    with pytest.raises(SettingsError, match="exceed max_tokens"):
+        LLMSettings(context_tokens=100, max_tokens=200)
+    with pytest.raises(SettingsError, match="TOOLEX_LLM_TOKENIZER"):
+        counter_for(s.replace(tokenizer="sentencepiece"))
+    assert counter_for(s.replace(tokenizer="auto", model="qwen")).name == EstimateCounter.name
+    # the estimate over-counts: digits one by one, 3 bytes of other text per token
+    assert EstimateCounter().count("get weather 2024") == 8
+    assert EstimateCounter().count("天气") == 2
