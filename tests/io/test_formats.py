@@ -74,6 +74,14 @@ def test_annotations_duplicate_query(tmp_path):
 def test_combinations_deduplicated_as_sets(tmp_path):
     path = tmp_path / "ann.jsonl"
     path.write_text(json.dumps({"query_id": "q", "reference": ["a", "b"],
-                                "combinations": [["a", "b"], ["b", "a"], ["c", "c"]]}) + "\n")
+                                "combinations": [["a", "b"], ["b", "a"], ["c", "d"]]}) + "\n")
     (ann,) = read_annotations(path)
-    assert ann.combinations == (("a", "b"), ("c",))
+    assert ann.combinations == (("a", "b"), ("c", "d"))
+
+
+def test_a_tool_twice_in_a_combination_is_refused_not_collapsed(tmp_path):
+    path = tmp_path / "ann.jsonl"  # [c, c] collapsed to [c] would earn full recall for one tool
+    path.write_text(json.dumps({"query_id": "q", "reference": ["a", "b"],
+                                "combinations": [["a", "b"], ["c", "c"]]}) + "\n")
+    with pytest.raises(InputError, match="record q \\(line 1\\): combination 1 lists a tool twice"):
+        read_annotations(path)

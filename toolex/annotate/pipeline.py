@@ -144,10 +144,14 @@ class ToolEX:
 
     def _health_check(self) -> None:
         """Before any stage that still has work: fail fast when the judge's LLM endpoint cannot be reached."""
-        client = getattr(self.judge, "client", None)
-        pending = [s for s, f in STAGE_FILES.items() if not self._done(s, f)]
-        if client is not None and pending and hasattr(client, "health_check"):
-            client.health_check()
+        clients = dict(getattr(self.judge, "clients", None) or {})
+        single = getattr(self.judge, "client", None)
+        checked: set[int] = set()
+        for stage in [s for s, f in STAGE_FILES.items() if not self._done(s, f)]:
+            client = clients.get(stage, single)
+            if client is not None and id(client) not in checked and hasattr(client, "health_check"):
+                checked.add(id(client))
+                client.health_check()
 
     @property
     def retriever(self) -> Any:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
 
 from toolex.annotate.judges import JUDGES
 from toolex.data import DEFAULT_BENCHMARKS, POOLS, load_benchmark
+from toolex.errors import InputError
 
 HELP = "expand one-to-one ground truth with ToolEX; resumable (artifacts + LLM response cache)"
 
@@ -25,8 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-combinations", type=int, default=20, help="audited combinations per query")
     parser.add_argument("--sample", type=int, help="annotate a reproducible sample of N queries per benchmark")
     parser.add_argument("--seed", type=int, default=0, help="sample seed")
-    parser.add_argument("--out", required=True, help="artifact folder (resumes when it exists)")
+    parser.add_argument("--out", required=True,
+                        help="artifact folder (resumes the same run; refuses another run's folder without --force)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the artifacts of another sample or settings in --out")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--estimate", action="store_true", help="LLM judges: print calls, tokens (and cost) per "
+                        "stage, write <out>/estimate.json and stop before any call")
+    parser.add_argument("--prices", help="price table per model, per 1M prompt/completion tokens (JSON or YAML)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,16 +44,32 @@ def run(args: argparse.Namespace) -> int:
     from toolex.annotate.stats import table1
     from toolex.retrieval import build_retriever
 
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InputError(out, "--out names a file; it must be a folder (new or of this run)")
+    if args.top_k < 1 or args.max_combinations < 1:
+        raise InputError(None, f"--top-k and --max-combinations must be positive, got {args.top_k} and "
+                               f"{args.max_combinations}")
+    if args.sample is not None and args.sample < 1:
+        raise InputError(None, f"--sample must be positive, got {args.sample}")
     names = args.benchmarks or list(DEFAULT_BENCHMARKS)
     benchmarks = [load_benchmark(n, args.data) for n in names]
+    skipped = sum(b.skipped for b in benchmarks)
+    if skipped:
+        print(f"note: {skipped} queries without a relevant tool (all labels of relevance 0) left out",
+              file=sys.stderr)
     queries = [q for b in benchmarks for q in b.sample(args.sample, args.seed).queries]
+    if args.estimate:
+        from toolex.annotate.estimate import estimate_command
+
+        return estimate_command(args, benchmarks, queries)
     retriever = build_retriever(args.retriever, progress=not args.no_progress)
     embedder = retriever if args.judge == "offline" and args.retriever.startswith("dense") else None
     judge = build_judge(args.judge, embedder=embedder, mode=args.mode, progress=not args.no_progress)
     config = AnnotateConfig(retriever=args.retriever, pool=args.pool, top_k=args.top_k,
                             max_combinations=args.max_combinations)
     pipeline = ToolEX(benchmarks, judge, args.out, config, retriever=retriever, progress=not args.no_progress,
-                      queries=queries)
+                      queries=queries, refuse_other=not args.force)
     pipeline.run()
     stats = table1(args.out, {q.id: q.subset for q in queries})
     print(f"judge: {judge.name}; artifacts: {args.out}")
@@ -52,4 +77,7 @@ def run(args: argparse.Namespace) -> int:
     ledger = pipeline.judge.usage()
     if ledger:
         print("ledger:", json.dumps(ledger.get("total", ledger)))
+        from toolex.annotate.estimate import print_comparison
+
+        print_comparison(args.out, ledger, args.prices)
     return 0

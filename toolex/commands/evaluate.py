@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
+from pathlib import Path
 
+import numpy as np
+
+from toolex.errors import InputError, ToolexError
 from toolex.io.annotations import read_annotations
+from toolex.io.atomic import atomic_writer
 from toolex.io.trec import read_run
-from toolex.metrics import NAMES, evaluate
+from toolex.metrics import NAMES, RunArrays, evaluate
 
 HELP = "score a TREC run with one-to-one (Tool-DE) and ToolEq NDCG / Recall / Comp@K"
 
@@ -40,16 +46,39 @@ def format_table(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def effective_k(k: int, run: RunArrays, annotations: list) -> int:
+    """The cut-off to compute with: K, capped by the deepest ranking and the largest combination.
+
+    Beyond both, a larger K changes no score (no tool ranks there, every ideal DCG is complete), so a huge
+    ``--k`` costs no memory.
+    """
+    depth = int(np.bincount(run.rows).max()) if len(run.rows) else 0
+    widest = max((len(c) for a in annotations for c in (a.reference, *a.combinations)), default=1)
+    return max(1, min(k, max(depth, widest)))
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.k < 1:
+        raise InputError(None, f"--k must be a positive cut-off, got {args.k}")
+    if args.per_query:  # fail before the work, not after it
+        folder = Path(args.per_query).parent
+        if not folder.is_dir():
+            raise InputError(args.per_query, f"--per-query: folder {str(folder)!r} does not exist")
     annotations = read_annotations(args.annotations)
-    evaluation = evaluate(read_run(args.run), annotations, k=args.k)
+    arrays = RunArrays.from_dict(read_run(args.run))
+    evaluation = evaluate(arrays, annotations, k=effective_k(args.k, arrays, annotations))
+    evaluation = dataclasses.replace(evaluation, k=args.k)
     summary = evaluation.summary()
     if args.per_query:
-        evaluation.per_query.to_csv(args.per_query, index=False)
+        with atomic_writer(args.per_query, create_folder=False) as handle:
+            evaluation.per_query.to_csv(handle, index=False)
     if args.json:
         keys = ("queries", "k", "one_to_one", "tooleq", "by_category", "delta", "category_mean",
                 "missing_from_run", "not_annotated")
-        print(json.dumps({key: summary[key] for key in keys}, indent=None))
+        try:
+            print(json.dumps({key: summary[key] for key in keys}, indent=None, allow_nan=False))
+        except ValueError:
+            raise ToolexError(f"{args.run}: the scores are not finite numbers; nothing printed") from None
         return 0
     print(f"{summary['queries']} queries, K = {args.k}; scores in percent (1:1 = one-to-one / Tool-DE)")
     print(format_table(summary))

@@ -7,9 +7,11 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from toolex.data import POOLS, load_benchmarks, tool_pools
-from toolex.errors import InputError
+from toolex.errors import InputError, ToolexError
+from toolex.io.atomic import file_digest, write_text
 
 HELP = "rank the tool pool of a benchmark with BM25, a dense encoder or an embeddings endpoint; write a TREC run"
 
@@ -24,7 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="tool pool: the benchmark's own tools, its category, or all loaded (default)")
     parser.add_argument("--pool-benchmarks", nargs="*", default=(), metavar="NAME",
                         help="further benchmarks whose tools join the pool (their queries are not run)")
-    parser.add_argument("--out", required=True, metavar="RUN", help="TREC run file to write")
+    parser.add_argument("--out", required=True, metavar="RUN",
+                        help="TREC run file to write (with RUN.json beside it); another run there is kept unless --force")
+    parser.add_argument("--force", action="store_true", help="overwrite a different run already at --out")
     parser.add_argument("--k", type=int, default=100, help="tools kept per query (default 100)")
     parser.add_argument("--no-instruction", action="store_true", help="ignore the queries' instructions")
     parser.add_argument("--family", choices=("qwen3", "e5", "plain"),
@@ -37,18 +41,59 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
+def sidecar(path: Path) -> Path:
+    """``RUN.json``: the settings and checksums of the run in ``RUN``."""
+    return Path(str(path) + ".json")
+
+
+def refuse_other_run(path: Path, identity: dict[str, Any]) -> None:
+    """Raise unless ``path`` is absent or holds this same run (same settings, run file as recorded): writing
+    it again is then a repeat, not an overwrite."""
+    if not path.exists():
+        return
+    try:
+        meta = json.loads(sidecar(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = None
+    same = (isinstance(meta, dict) and all(json.loads(json.dumps(v, default=str)) == meta.get(key)
+                                           for key, v in identity.items())
+            and meta.get("run_file") == file_digest(path))
+    if not same:
+        raise ToolexError(f"{path}: holds a different run (or one without its {sidecar(path).name}); "
+                          "choose another --out or pass --force to overwrite it")
+
+
 def run(args: argparse.Namespace) -> int:
     from toolex.io.trec import write_run
     from toolex.retrieval import build_retriever, retrieve_queries
 
     if args.k < 1:
         raise InputError(None, f"--k must be positive, got {args.k}")
+    out_path = Path(args.out)
+    if out_path.is_dir():
+        raise InputError(out_path, "--out names a folder; give the run file's name")
+    if not out_path.parent.is_dir():
+        raise InputError(out_path, f"--out: folder {str(out_path.parent)!r} does not exist")
     benchmarks = load_benchmarks(list(args.benchmark), args.data)
     extra = load_benchmarks(list(args.pool_benchmarks), args.data) if args.pool_benchmarks else []
+    skipped = sum(b.skipped for b in benchmarks)
+    if skipped:
+        print(f"note: {skipped} queries without a relevant tool (all labels of relevance 0) left out",
+              file=sys.stderr)
     pools = tool_pools(benchmarks + extra, args.pool)
+    k = min(args.k, max(len(pools[b.name]) for b in benchmarks))  # no pool ranks more tools than it holds
     retriever = build_retriever(args.retriever, family=args.family, max_length=args.max_length,
                                 batch_size=args.batch_size, device=args.device, cache=not args.no_cache,
                                 progress=not args.quiet)
+    identity = {
+        "retriever": retriever.settings(),
+        "benchmarks": {b.name: b.checksum for b in benchmarks + extra},
+        "pool": args.pool,
+        "k": args.k,
+        "instruction": not args.no_instruction,
+    }
+    if not args.force:
+        refuse_other_run(out_path, identity)
     started = time.perf_counter()
     run_: dict[str, dict[str, float]] = {}
     indexed: int | None = None
@@ -57,21 +102,18 @@ def run(args: argparse.Namespace) -> int:
         if indexed != id(pool):
             retriever.index(pool)
             indexed = id(pool)
-        run_.update(retrieve_queries(retriever, bench.queries, k=args.k, use_instruction=not args.no_instruction,
+        run_.update(retrieve_queries(retriever, bench.queries, k=k, use_instruction=not args.no_instruction,
                                      progress=not args.quiet))
-    out = write_run(run_, args.out, tag=args.tag or args.retriever.replace(":", "_"))
+    out = write_run(run_, out_path, tag=args.tag or args.retriever.replace(":", "_"))
     meta = {
-        "retriever": retriever.settings(),
-        "benchmarks": {b.name: b.checksum for b in benchmarks + extra},
-        "pool": args.pool,
-        "k": args.k,
-        "instruction": not args.no_instruction,
+        **identity,
         "queries": len(run_),
         "seconds": round(time.perf_counter() - started, 3),
+        "run_file": file_digest(out),
     }
     stats = getattr(retriever, "stats", None)
     if stats is not None:
         meta["embedding_cache"] = stats.as_dict()
-    Path(str(out) + ".json").write_text(json.dumps(meta, indent=1, default=str), encoding="utf-8")
+    write_text(sidecar(out), json.dumps(meta, indent=1, default=str))
     print(f"wrote {len(run_)} queries to {out}", file=sys.stderr)
     return 0

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from toolex.errors import InputError
+
 
 @dataclass(frozen=True)
 class RunArrays:
@@ -28,7 +30,8 @@ class RunArrays:
 
     @classmethod
     def from_dict(cls, run: Mapping[str, Mapping[str, float]]) -> RunArrays:
-        """From ``{query: {tool: score}}`` (the form pytrec_eval takes)."""
+        """From ``{query: {tool: score}}`` (the form pytrec_eval takes); a NaN score is refused, since
+        trec_eval's ordering of it is undefined (it compares false with every score)."""
         query_ids = tuple(run)
         counts = np.fromiter((len(run[q]) for q in query_ids), dtype=np.int64, count=len(query_ids))
         code: dict[str, int] = {}
@@ -39,6 +42,9 @@ class RunArrays:
             docs = run[qid]
             first_seen.extend(setdefault(tool, len(code)) for tool in docs)
             scores.extend(docs.values())
+        if scores and np.isnan(np.asarray(scores, dtype=np.float64)).any():
+            qid, tool = next((q, t) for q in query_ids for t, v in run[q].items() if v != v)
+            raise InputError(None, f"score of tool {tool!r} for query {qid!r} is NaN")
         names = np.array(list(code), dtype=object)
         order = np.argsort(names)  # lexicographic rank of every first-seen code
         rank = np.empty(len(order), dtype=np.int64)
@@ -53,7 +59,8 @@ class RunArrays:
 
     @classmethod
     def from_trec(cls, path: str | Path) -> RunArrays:
-        """From a TREC run file, parsed in C by pandas (checked like :func:`toolex.io.trec.read_run`)."""
+        """From a TREC run file, parsed in C by pandas (checked like :func:`toolex.io.trec.read_run`: a file
+        with a NaN score, a missing column or bytes that are not UTF-8 goes to that reader, which names the line)."""
         import pandas as pd
 
         from toolex.io.trec import read_run
