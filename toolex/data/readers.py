@@ -147,8 +147,7 @@ def require(record: dict[str, Any], fields: tuple[str, ...], path: Path, index: 
 
 
 def open_text(path: str | Path, what: str = "file"):
-    """Open a UTF-8 text file for reading; a missing file is an :class:`InputError` naming it (bytes that
-    are not UTF-8 raise ``UnicodeDecodeError`` while reading: callers name the line)."""
+    """Open a UTF-8 text file for reading; a missing file is an :class:`InputError` naming it."""
     path = Path(path)
     if not path.is_file():
         raise InputError(path, f"{what} not found")

@@ -9,9 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO
 
-from toolex.data.readers import open_text
 from toolex.errors import InputError
 from toolex.io.atomic import atomic_writer
 
@@ -25,14 +23,17 @@ def ranked(scores: Mapping[str, float], k: int | None = None) -> list[tuple[str,
     return order if k is None else order[:k]
 
 
-def _lines(path: Path, handle: IO[str]) -> Iterator[tuple[int, str]]:
-    """(line number, text) of an open text file; bytes that are not UTF-8 are an error naming the line."""
-    lineno = 0
-    try:
-        for lineno, line in enumerate(handle, 1):  # noqa: B007 - read after the loop on a decode error
-            yield lineno, line
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 text ({exc.reason})", record=f"line {lineno + 1}") from None
+def _lines(path: Path, what: str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of a UTF-8 file, decoded line by line so that bad bytes are named by their line."""
+    if not path.is_file():
+        raise InputError(path, f"{what} not found")
+    with open(path, "rb") as handle:
+        for lineno, raw in enumerate(handle, 1):
+            try:
+                yield lineno, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+                                 record=f"line {lineno}") from None
 
 
 def read_run(path: str | Path) -> Run:
@@ -43,25 +44,24 @@ def read_run(path: str | Path) -> Run:
     """
     path = Path(path)
     run: Run = {}
-    with open_text(path, "run file") as handle:
-        for lineno, line in _lines(path, handle):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 6:
-                raise InputError(path, f"expected 6 columns 'qid Q0 docid rank score tag', found {len(parts)}",
-                                 record=f"line {lineno}")
-            qid, _, docid, _, score, _ = parts
-            try:
-                value = float(score)
-            except ValueError:
-                raise InputError(path, f"score {score!r} is not a number", record=f"line {lineno}") from None
-            if math.isnan(value):
-                raise InputError(path, f"score {score!r} of tool {docid!r} is NaN", record=f"line {lineno}")
-            scores = run.setdefault(qid, {})
-            if docid in scores:
-                raise InputError(path, f"tool {docid!r} listed twice for query {qid!r}", record=f"line {lineno}")
-            scores[docid] = value
+    for lineno, line in _lines(path, "run file"):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 6:
+            raise InputError(path, f"expected 6 columns 'qid Q0 docid rank score tag', found {len(parts)}",
+                             record=f"line {lineno}")
+        qid, _, docid, _, score, _ = parts
+        try:
+            value = float(score)
+        except ValueError:
+            raise InputError(path, f"score {score!r} is not a number", record=f"line {lineno}") from None
+        if math.isnan(value):
+            raise InputError(path, f"score {score!r} of tool {docid!r} is NaN", record=f"line {lineno}")
+        scores = run.setdefault(qid, {})
+        if docid in scores:
+            raise InputError(path, f"tool {docid!r} listed twice for query {qid!r}", record=f"line {lineno}")
+        scores[docid] = value
     return run
 
 
@@ -90,18 +90,17 @@ def write_run(run: Mapping[str, Mapping[str, float]], path: str | Path, tag: str
 def read_qrels(path: str | Path) -> Qrels:
     path = Path(path)
     qrels: Qrels = {}
-    with open_text(path, "qrels file") as handle:
-        for lineno, line in _lines(path, handle):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 4:
-                raise InputError(path, f"expected 4 columns 'qid 0 docid rel', found {len(parts)}",
-                                 record=f"line {lineno}")
-            try:
-                qrels.setdefault(parts[0], {})[parts[2]] = int(parts[3])
-            except ValueError:
-                raise InputError(path, f"relevance {parts[3]!r} is not an integer", record=f"line {lineno}") from None
+    for lineno, line in _lines(path, "qrels file"):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 4:
+            raise InputError(path, f"expected 4 columns 'qid 0 docid rel', found {len(parts)}",
+                             record=f"line {lineno}")
+        try:
+            qrels.setdefault(parts[0], {})[parts[2]] = int(parts[3])
+        except ValueError:
+            raise InputError(path, f"relevance {parts[3]!r} is not an integer", record=f"line {lineno}") from None
     return qrels
 
 

@@ -1,0 +1,57 @@
+"""Two runs into one folder: the second fails at once naming the holder; temporary names never collide."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import threading
+from pathlib import Path
+
+from toolex.io.atomic import atomic_writer
+from toolex.io.lock import LOCK_NAME
+
+from .conftest import spawn
+from .fault_server import FaultServer
+from .tiny import pipeline, snapshot
+
+
+def test_second_run_into_the_same_folder_fails_at_once(tiny_data: Path, reference, tmp_path: Path,
+                                                       port: int) -> None:
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    with FaultServer(hang_at=("verify", 3), port=port) as srv:
+        first = spawn(tiny_data, out, srv.base_url, cache)
+        try:
+            assert srv.hanging.wait(30)
+            second = spawn(tiny_data, out, srv.base_url, tmp_path / "other-cache")
+            _, err = second.communicate(timeout=30)
+            assert second.returncode == 2
+            assert f"in use by another run (pid {first.pid} on {socket.gethostname()} since" in err
+            assert srv.calls == reference.by_stage["decompose"] + 3  # the second run asked nothing
+        finally:
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=10)
+    with FaultServer(port=port) as srv:  # the kernel dropped the dead holder's lock: the folder is free
+        pipeline(tiny_data, out, srv.base_url, cache, refuse_other=True).run()
+    assert snapshot(out) == reference.files
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+    assert (out / LOCK_NAME).read_text() == ""  # released: no holder recorded
+
+
+def test_concurrent_writers_of_one_file_never_share_a_temporary_name(tmp_path: Path) -> None:
+    target = tmp_path / "annotations.jsonl"
+    start = threading.Barrier(8)
+    bodies = [f"writer {i}\n" * 2000 for i in range(8)]
+
+    def write(body: str) -> None:
+        start.wait()
+        with atomic_writer(target) as handle:
+            for line in body.splitlines(keepends=True):
+                handle.write(line)
+
+    threads = [threading.Thread(target=write, args=(b,)) for b in bodies]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert target.read_text() in bodies  # one writer's whole file, never a mix
+    assert [p.name for p in tmp_path.iterdir()] == ["annotations.jsonl"]
