@@ -1,0 +1,130 @@
+"""Voila serves the review app on 127.0.0.1; headless Chromium drives two reviewer sessions (separate pages,
+separate kernels) and an adjudication round, then the report is read from the campaign file.
+
+Needs Debian's chromium (``make browser-deps``): skipped without it, a failure when TOOLEX_REQUIRE_BROWSER=1.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from tests.requirements import skip_unless_required
+from tests.review.conftest import records, write_run
+from tests.widgets.test_browser import ARGS, CHROMIUM, _free_port
+from toolex import paths
+from toolex.review.items import build_items
+from toolex.review.report import campaign_report
+from toolex.review.store import Campaign
+
+pytestmark = pytest.mark.browser
+SMALL = {"q1": ("code", ["t1"], [(["t2"], True), (["t3"], True)]), "q4": ("web", ["w1"], [(["w2"], True)])}
+
+
+@pytest.fixture(autouse=True)
+def _chromium():
+    if not CHROMIUM.exists():
+        skip_unless_required("/usr/bin/chromium is missing: run `make browser-deps`", "TOOLEX_REQUIRE_BROWSER")
+
+
+@pytest.fixture
+def served(tmp_path):
+    run, items = build_items(write_run(tmp_path / "run", SMALL), *records(SMALL))
+    with Campaign.create(tmp_path / "c.sqlite", run) as campaign:
+        campaign.add_items(items)
+    port = _free_port()
+    env = {**os.environ, "TOOLEX_REVIEW_CAMPAIGN": str(tmp_path / "c.sqlite")}
+    log = open(tmp_path / "voila.log", "w")  # noqa: SIM115 - closed after the server stops
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "voila", str(paths.ROOT / "notebooks" / "review_app.ipynb"), "--no-browser",
+         f"--port={port}", "--Voila.ip=127.0.0.1", "--show_tracebacks=True"],
+        cwd=paths.ROOT / "notebooks", env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url + "api", timeout=2)
+            break
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail(f"voila exited: {(tmp_path / 'voila.log').read_text()[-2000:]}")
+            time.sleep(0.5)
+    yield url, tmp_path / "c.sqlite"
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+CURRENT = "() => (document.querySelector('.toolex-review-item h3') || {}).innerText || ''"
+
+
+def _login(page, url: str, name: str) -> None:
+    page.goto(url, timeout=60_000)
+    box = page.locator(".toolex-review-name input")
+    box.wait_for(timeout=240_000)
+    box.fill(name)
+    box.press("Enter")
+
+
+def _answer_all(page, answers: dict[str, str]) -> list[str]:
+    """Answer every item the app offers (quick entry + Enter); returns the item ids in order."""
+    seen = []
+    page.wait_for_selector(".toolex-review-item h3", timeout=60_000)
+    while True:
+        current = page.evaluate(CURRENT)
+        if not current:
+            break
+        seen.append(current)
+        quick = page.locator(".toolex-review-quick input")
+        quick.fill(answers.get(current, "v"))
+        quick.press("Enter")
+        page.wait_for_function(f"c => ({CURRENT})() !== c", arg=current, timeout=30_000)
+    assert "Nothing left to review" in page.locator(".toolex-review-empty").inner_text()
+    return seen
+
+
+def test_two_reviewers_and_an_adjudication(served):
+    from playwright.sync_api import sync_playwright
+
+    url, campaign_file = served
+    shots = paths.build_dir() / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        try:
+            ann, bob = (browser.new_page(viewport={"width": 1400, "height": 1600}) for _ in range(2))
+            _login(ann, url, "ann")
+            _login(bob, url, "bob")
+            text = ann.locator(".toolex-review-item").inner_text()
+            assert "Candidate combination" in text and "Reference combination C*" in text and "name_t" in text
+            ann.screenshot(path=str(shots / "review_app.png"), full_page=True)
+            assert _answer_all(ann, {"q1::t2": "i2 searches, does not book"}) == \
+                _answer_all(bob, {}) != []
+            assert "ann" in bob.locator(".toolex-review-progress").inner_text()
+            cat = browser.new_page(viewport={"width": 1400, "height": 1600})
+            _login(cat, url, "cat")
+            cat.locator(".toolex-review-mode button", has_text="adjudicate").click()
+            cat.wait_for_selector(".toolex-review-reviews", timeout=30_000)
+            options = [o.replace("\xa0", " ") for o in cat.locator(".toolex-review-disputes option").all_inner_texts()]
+            assert options == ["• q1::t2 (validity)"]
+            assert "searches, does not book" in cat.locator(".toolex-review-reviews").inner_text()
+            quick = cat.locator(".toolex-review-quick input")
+            quick.fill("i2 agree with ann")
+            quick.press("Enter")
+            cat.wait_for_function("() => document.querySelector('.toolex-review-status').innerText"
+                                  ".includes('Saved q1::t2')", timeout=30_000)
+            cat.screenshot(path=str(shots / "review_adjudication.png"), full_page=True)
+        finally:
+            browser.close()
+    with Campaign(campaign_file) as campaign:
+        summary = campaign_report(campaign).summary()
+    assert (summary["items"], summary["decided"], summary["valid"], summary["adjudicated"]) == (3, 3, 2, 1)
+    assert summary["raw_agreement"] == pytest.approx(100 * 2 / 3)
