@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,12 @@ from .tiny import make_benchmark, pipeline, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("child.py")
+TALLY: Counter[str] = Counter()  # the suite's figures, printed at the end of the session (README: Reliability)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if TALLY:
+        terminalreporter.write_line("reliability: " + ", ".join(f"{v} {k}" for k, v in sorted(TALLY.items())))
 
 
 @dataclass(frozen=True)

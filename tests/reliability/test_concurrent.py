@@ -10,7 +10,7 @@ from pathlib import Path
 from toolex.io.atomic import atomic_writer
 from toolex.io.lock import LOCK_NAME
 
-from .conftest import spawn
+from .conftest import TALLY, spawn
 from .fault_server import FaultServer
 from .tiny import pipeline, snapshot
 
@@ -27,6 +27,7 @@ def test_second_run_into_the_same_folder_fails_at_once(tiny_data: Path, referenc
             assert second.returncode == 2
             assert f"in use by another run (pid {first.pid} on {socket.gethostname()} since" in err
             assert srv.calls == reference.by_stage["decompose"] + 3  # the second run asked nothing
+            TALLY["concurrent runs refused"] += 1
         finally:
             first.send_signal(signal.SIGKILL)
             first.wait(timeout=10)
@@ -55,3 +56,13 @@ def test_concurrent_writers_of_one_file_never_share_a_temporary_name(tmp_path: P
         t.join()
     assert target.read_text() in bodies  # one writer's whole file, never a mix
     assert [p.name for p in tmp_path.iterdir()] == ["annotations.jsonl"]
+
+
+def test_the_next_holder_removes_what_a_killed_writer_left(tmp_path: Path) -> None:
+    from toolex.io.lock import FolderLock
+
+    (tmp_path / ".verified.jsonl.k3j9x.tmp").write_text('{"half": ')  # SIGKILL between write and rename
+    (tmp_path / "verified.jsonl").write_text("{}\n")
+    with FolderLock(tmp_path) as lock:
+        assert lock.removed_temporaries == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [LOCK_NAME, "verified.jsonl"]

@@ -14,6 +14,7 @@ from toolex.annotate.artifacts import MANIFEST
 from toolex.cli import main
 from toolex.llm import ResponseCache
 
+from .conftest import TALLY
 from .fault_server import FAULTS, FaultServer
 from .tiny import NAME, pipeline, snapshot
 
@@ -31,10 +32,11 @@ def test_faults_are_retried_reported_and_repaired_by_the_next_run(tiny_data: Pat
                                                                   port: int, stage: str) -> None:
     assert set(SCRIPT) == set(FAULTS)
     out, cache = tmp_path / "out", tmp_path / "cache"
-    with FaultServer(["ok"] * OFFSETS[stage] + SCRIPT, port=port) as srv:
-        run = pipeline(tiny_data, out, srv.base_url, cache, refuse_other=True)
+    with FaultServer(["ok"] * OFFSETS[stage] + SCRIPT, port=port, slow_s=1.5) as srv:
+        run = pipeline(tiny_data, out, srv.base_url, cache, refuse_other=True, timeout=1.0)
         run.run()
         injected = sum(srv.injected.values())
+    TALLY["LLM faults injected"] += injected
     ledger = run.judge.usage()["total"]
     failed = 5 if stage != "audit" else reference.by_stage["audit"]
     assert ledger["failures"] >= failed and injected >= 10
@@ -46,6 +48,7 @@ def test_faults_are_retried_reported_and_repaired_by_the_next_run(tiny_data: Pat
         pipeline(tiny_data, out, srv.base_url, cache, refuse_other=True).run()
         assert srv.calls == reference.calls - answered
     assert snapshot(out) == reference.files
+    TALLY["fault-hit runs repaired byte-identical"] += 1
 
 
 def _refused_url() -> str:

@@ -12,6 +12,7 @@ import pytest
 
 from toolex.cli import main
 
+from .conftest import TALLY
 from .fault_server import FaultServer
 from .tiny import NAME
 
@@ -61,6 +62,7 @@ def _one_line(capsys) -> str:
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1, captured.err
     assert "Traceback" not in captured.err
+    TALLY["malformed inputs refused in one line"] += 1
     return lines[0]
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from toolex.annotate.artifacts import MANIFEST
 
-from .conftest import spawn
+from .conftest import TALLY, spawn
 from .fault_server import FaultServer
 from .tiny import pipeline, snapshot
 
@@ -43,6 +43,7 @@ def test_killed_run_resumes_to_the_same_bytes(tiny_data: Path, reference, tmp_pa
         pipeline(tiny_data, out, srv.base_url, cache, refuse_other=True).run()
         assert srv.calls + answered == reference.calls  # only the missing answers were asked
     assert snapshot(out) == reference.files
+    TALLY["runs killed (SIGKILL) and resumed byte-identical"] += 1
     with FaultServer(port=port) as srv:  # a third run asks nothing and writes the same bytes
         pipeline(tiny_data, out, srv.base_url, cache, refuse_other=True).run()
         assert srv.calls == 0

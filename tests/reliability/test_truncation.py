@@ -12,6 +12,7 @@ import pytest
 from toolex.annotate.artifacts import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, TIMINGS, VERIFIED
 from toolex.io.annotations import read_annotations
 
+from .conftest import TALLY
 from .fault_server import FaultServer
 from .tiny import QUERIES, pipeline, snapshot
 
@@ -52,6 +53,7 @@ def test_truncated_artifact_is_redone_not_trusted(finished: Path, tiny_data: Pat
         assert srv.calls == 0  # redone from the LLM cache
     assert snapshot(out) == reference.files
     assert len(read_annotations(out / ANNOTATIONS)) == len(QUERIES)
+    TALLY["artifacts truncated and redone byte-identical"] += 1
 
 
 def test_timings_live_apart_and_a_skipped_stage_keeps_its_own(finished: Path, tiny_data: Path, tmp_path: Path,

@@ -53,16 +53,18 @@ def make_benchmark(data_dir: Path) -> Path:
     return data_dir
 
 
-def llm_settings(base_url: str) -> Any:
+def llm_settings(base_url: str, timeout: float = 10.0) -> Any:
     from toolex.llm import LLMSettings
 
     return LLMSettings(base_url=base_url, model="rule-model", response_format="json_object", concurrency=1,
-                       max_retries=2, malformed_retries=1, timeout=1.0, backoff=0.01, seed=0)
+                       max_retries=2, malformed_retries=1, timeout=timeout, backoff=0.01, seed=0)
 
 
 def pipeline(data_dir: Path, out: Path, base_url: str, cache_root: Path, refuse_other: bool = False,
-             top_k: int = 4) -> Any:
-    """The ToolEX run of the suite (not started): LLM judge over ``base_url``, BM25 candidates."""
+             top_k: int = 4, timeout: float = 10.0) -> Any:
+    """The ToolEX run of the suite (not started): LLM judge over ``base_url``, BM25 candidates. The request
+    timeout is generous (a loaded machine must not add retries to the exact call counts the tests check); the
+    ``slow`` fault runs with a short one."""
     from toolex.annotate.judges.llm import LLMJudge
     from toolex.annotate.pipeline import AnnotateConfig, ToolEX
     from toolex.data import load_benchmark
@@ -70,7 +72,7 @@ def pipeline(data_dir: Path, out: Path, base_url: str, cache_root: Path, refuse_
     from toolex.retrieval import build_retriever
 
     bench = load_benchmark(NAME, data_dir)
-    judge = LLMJudge(client=LLMClient(llm_settings(base_url), cache=ResponseCache(cache_root)), progress=False)
+    judge = LLMJudge(client=LLMClient(llm_settings(base_url, timeout), cache=ResponseCache(cache_root)), progress=False)
     config = AnnotateConfig(retriever="bm25", pool="subset", top_k=top_k, max_combinations=3)
     return ToolEX([bench], judge, out, config, retriever=build_retriever("bm25"), progress=False,
                   refuse_other=refuse_other)

@@ -2,7 +2,8 @@
 
 The lock is ``fcntl.flock`` on ``<folder>/.toolex.lock``; the file holds the holder's pid, host and start time,
 so a second run fails at once and says who holds the folder. The kernel releases the lock when the holder
-exits, however it exits (a SIGKILL included), so a stale lock file never blocks a later run.
+exits, however it exits (a SIGKILL included), so a stale lock file never blocks a later run; the next holder
+removes the temporary files a killed writer left.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class FolderLock:
         self.folder = Path(folder)
         self.path = self.folder / LOCK_NAME
         self._fd: int | None = None
+        self.removed_temporaries = 0
 
     def acquire(self) -> FolderLock:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -48,6 +50,7 @@ class FolderLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
         self._fd = fd
+        self.removed_temporaries = sweep_temporaries(self.folder)
         return self
 
     def release(self) -> None:
@@ -66,6 +69,17 @@ class FolderLock:
 
     def __exit__(self, *exc: Any) -> None:
         self.release()
+
+
+def sweep_temporaries(folder: Path) -> int:
+    """Remove the temporary files (``.<name>.<random>.tmp``) that a writer killed mid-write left behind; only
+    safe while holding the folder's lock. Returns how many were removed."""
+    removed = 0
+    for path in folder.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed += 1
+    return removed
 
 
 def _read_holder(fd: int) -> dict[str, Any]:
