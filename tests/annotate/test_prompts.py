@@ -70,8 +70,8 @@ def test_verification_carries_subquery_reference_and_candidate_and_its_rules(tmp
     request = _judge(tmp_path).verification_request(VerifyItem(SUBS[0], REF_A, CAND_A))
     text = _text(request)
     assert data(SUBS[0].text) in text and _has_doc(text, REF_A) and _has_doc(text, CAND_A)
-    assert "When uncertain, answer no" in text
-    assert "supplies every input the candidate requires" in text
+    assert "When uncertain, answer 'no'" in text
+    assert "the sub-query must supply every input the candidate requires" in text
 
 
 def test_audit_carries_instruction_query_subqueries_c_star_and_candidate(tmp_path):

@@ -135,17 +135,13 @@ def decomposition_messages(query: str, instruction: str, tools: Sequence[tuple[s
 
 VERIFY_RULES = (
     "You verify tool equivalence for tool retrieval. The reference tool belongs to the benchmark's ground truth "
-    "and is known to serve the sub-query. Decide whether the candidate tool can replace it for this sub-query.\n"
-    "Answer yes only if all of these hold:\n"
-    "1. The candidate performs the same core operation on the same kind of entity as the reference does for "
-    "this sub-query.\n"
-    "2. Its output covers what the sub-query needs.\n"
-    "3. The sub-query supplies every input the candidate requires (its required parameters can be filled from "
-    "what the sub-query states); a required input the sub-query cannot supply means no.\n"
-    "A similar topic, a related but different operation, a scope that misses the need or an output that lacks "
-    "what is needed is no. When uncertain, answer no.\n"
-    "Give a one-sentence reason (at most 20 words), then the verdict."
-)
+    "and is known to serve the sub-query. Decide whether the candidate tool can replace it for this sub-query: "
+    "it must perform the same core operation on the same kind of entity, its output must cover what the "
+    "sub-query needs, and the sub-query must supply every input the candidate requires. Similar topic, a "
+    "related but different operation, an output that lacks what is needed, or a required input the sub-query "
+    "cannot supply is 'no'. When uncertain, answer 'no'. Give a one-sentence reason (at most 20 words), then "
+    "the verdict."
+)  # prose, not a numbered list: Qwen2.5-1.5B copied a numbered list into its reason and then answered yes
 _BATCH_RULES = VERIFY_RULES.replace("Decide whether the candidate tool can replace it",
                                     "Decide for each candidate tool, independently, whether it can replace it")
 
