@@ -222,9 +222,31 @@ def test_health_check_passes_on_a_live_server_and_in_offline_mode(server: FakeLL
 
 
 def test_api_endpoint_without_a_model_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TOOLEX_LLM_BASE_URL", "http://127.0.0.1:9/v1")
-    client = LLMClient(LLMSettings.from_env(), cache=ResponseCache(tmp_path))
+    url = "http://127.0.0.1:9/v1"
+    monkeypatch.setenv("TOOLEX_LLM_BASE_URL", url)
+    client = LLMClient(LLMSettings(base_url=url), cache=ResponseCache(tmp_path))  # model left at the default
     with pytest.raises(LLMConfigError, match="TOOLEX_LLM_MODEL"):
         client.health_check()
     monkeypatch.setenv("TOOLEX_LLM_MODEL", "gpt-x")
-    LLMClient(LLMSettings.from_env(), cache=ResponseCache(tmp_path)).check_model_configured()
+    LLMClient(LLMSettings(base_url=url, model="gpt-x"), cache=ResponseCache(tmp_path)).check_model_configured()
+
+
+def test_health_check_counts_a_busy_server_as_reachable(tmp_path: Path) -> None:
+    import http.server
+    import threading
+
+    class Busy(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # connected, then slow: a local server generating another answer
+            time.sleep(3)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Busy)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        make_client(f"http://127.0.0.1:{httpd.server_address[1]}/v1", tmp_path, timeout=0.5).health_check()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

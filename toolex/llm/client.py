@@ -228,23 +228,31 @@ class LLMClient:
     def health_check(self) -> None:
         """A cheap request (``GET /models``) before any stage: fail fast when the endpoint cannot be reached.
 
-        Raises :class:`LLMUnreachable` (naming URL and model) when nothing answers, :class:`LLMConfigError`
+        Raises :class:`LLMUnreachable` (naming URL and model) when no connection is made, :class:`LLMConfigError`
         on refused credentials or an unconfigured API model. Any other HTTP answer counts as reachable (not
-        every server lists its models). Nothing is checked in offline mode.
+        every server lists its models), and so does a connection that answers late (a busy local server).
+        Nothing is checked in offline mode.
         """
+        import httpx
         import openai
 
         self.check_model_configured()
         s = self.settings
         if s.offline:
             return
+        timeout = httpx.Timeout(min(s.timeout, HEALTH_TIMEOUT), connect=min(s.timeout, HEALTH_TIMEOUT))
         try:
-            self._openai().with_options(timeout=min(s.timeout, HEALTH_TIMEOUT), max_retries=0).models.list()
+            self._openai().with_options(timeout=timeout, max_retries=0).models.list()
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
             raise LLMConfigError(f"{s.base_url} (model {s.model!r}) refused the credentials: "
                                  f"HTTP {exc.status_code}") from None
         except (openai.APIStatusError, openai.APIResponseValidationError):
             return  # it answered
+        except openai.APITimeoutError as exc:
+            if not isinstance(exc.__cause__, httpx.ConnectTimeout):
+                return  # connected, but busy answering others (a local server generates one answer at a time)
+            raise LLMUnreachable(f"LLM endpoint {s.base_url} (model {s.model!r}) cannot be reached: "
+                                 f"no connection within {timeout.connect:g} s") from None
         except openai.APIConnectionError as exc:
             raise LLMUnreachable(f"LLM endpoint {s.base_url} (model {s.model!r}) cannot be reached: "
                                  f"{type(exc).__name__}: {exc}") from None
