@@ -169,7 +169,9 @@ def test_llm_path_over_http(tmp_path):
         report = build_queries(pool, generator, n_queries=50, seed=0, sizes=(1.0, 0.0, 0.0), max_rounds=1)
         calls = len(server.requests)
         again = build_queries(pool, generator, n_queries=50, seed=0, sizes=(1.0, 0.0, 0.0), max_rounds=1)
-    assert calls == len(pool) and len(server.requests) == calls  # the rerun replays the cache
+    # the rerun replays every answer from the cache; the one failure is retried, never replayed as an answer
+    assert calls == len(pool) and len(server.requests) == calls + 1
+    assert "[broken]" in server.requests[-1]["messages"][-1]["content"]
     assert [q.to_json() for q in again.queries] == [q.to_json() for q in report.queries]
     assert report.rejected["leak"] == 1 and report.rejected["failed"] == 1 and report.rejected["duplicate"] == 1
     assert len(report.queries) == len(pool) - 3
