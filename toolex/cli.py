@@ -18,6 +18,7 @@ COMMANDS = {
     "retrieve": "toolex.commands.retrieve",
     "annotate": "toolex.commands.annotate",
     "agreement": "toolex.commands.agreement",
+    "calibrate": "toolex.commands.calibrate",
     "review": "toolex.commands.review",
     "validate": "toolex.commands.validate",
     "paper-check": "toolex.commands.paper_check",

@@ -1,68 +1,151 @@
-"""Calibrating the offline judge's thresholds against an LLM judge's verdicts on the same items.
+"""Fitting the offline judge's score model on labelled calibration data (``toolex calibrate``).
 
-For every verification item of an LLM run, the offline judge's two similarities are computed once; a grid over
-``ref_threshold`` and ``subquery_margin`` then picks the pair with the highest Cohen's kappa against the LLM's
-verdicts. A second, label-free reference point is reported too: the similarity between reference tools and
-random tools of the pool (a null distribution), whose upper quantiles bound the false-positive rate.
+The procedure is deterministic and uses the calibration data only:
+
+1. **Items**: ToolEX runs Stage 1 (the judge's template decomposition) and Stage 2's retrieval on the
+   calibration benchmark with the given settings, so the items are exactly those the judge will face: every
+   top-K candidate of every sub-query except the reference itself.
+2. **Labels**: a candidate is equivalent when some combination people accept (same length as C*) puts it at that
+   sub-query's position.
+3. **Weights**: logistic regression of the labels on the :data:`~toolex.annotate.judges.features.FEATURES`, with
+   an L2 penalty ``l2`` on the weights (not the bias), fitted by iteratively reweighted least squares.
+4. **Threshold**: the score at which the calibration items' false positives equal their false negatives, so the
+   judge credits about as many tools as there are true alternatives: the condition under which ToolEq with our
+   annotations neither over- nor under-states a retriever on average.
+5. **Band**: the interval around the threshold, symmetric in logit, that holds ``band_errors`` (90 %) of the
+   calibration items the score gets wrong: where a cascade should ask an LLM.
+
+The fitted :class:`~toolex.annotate.judges.scoring.ScoreModel` keeps a record of the data, settings and
+calibration quality.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from toolex.annotate.agreement import compare
-from toolex.annotate.artifacts import ArtifactFolder
-from toolex.annotate.judges.offline import OfflineSimilarityJudge, Thresholds
-from toolex.data.records import Tool
+from toolex.annotate.judges.base import VerifyItem
+from toolex.annotate.judges.features import FEATURES
+from toolex.annotate.judges.offline import OfflineSimilarityJudge
+from toolex.annotate.judges.scoring import ScoreModel
+from toolex.data.records import Benchmark
 
 
-def item_similarities(folder: ArtifactFolder, judge: OfflineSimilarityJudge,
-                      tools: Mapping[str, Tool]) -> dict[str, np.ndarray]:
-    """cos(candidate, reference), cos(candidate, sub-query), cos(reference, sub-query) and the LLM verdict."""
-    subqueries = {d.query_id: d.subqueries for d in folder.decompositions() if d.ok}
-    cands, refs, texts, labels = [], [], [], []
-    for v in folder.verified_sets():
-        for c in v.candidates:
-            if c.verdict.judge == "reference" or c.verdict.equivalent is None:
-                continue
-            cands.append(tools[c.tool_id])
-            refs.append(tools[v.reference_tool])
-            texts.append(subqueries[v.query_id][v.index].text)
-            labels.append(bool(c.verdict.equivalent))
-    cand, ref, sub = judge._tools(cands), judge._tools(refs), judge._texts(texts)
-    return {"to_ref": np.sum(cand * ref, 1), "cand_sub": np.sum(cand * sub, 1), "ref_sub": np.sum(ref * sub, 1),
-            "llm": np.asarray(labels, dtype=bool)}
+@dataclass(frozen=True)
+class LabelledItems:
+    """Verification items with their features and gold labels."""
+
+    items: list[VerifyItem]
+    rows: np.ndarray
+    labels: np.ndarray
+    query_ids: list[str]
 
 
-def calibrate(sims: Mapping[str, np.ndarray], ref_grid: np.ndarray | None = None,
-              margin_grid: np.ndarray | None = None) -> dict[str, Any]:
-    """The thresholds with the best kappa against the LLM verdicts, and the grid's best rows."""
-    ref_grid = np.round(np.arange(0.50, 0.96, 0.02), 2) if ref_grid is None else ref_grid
-    margin_grid = np.round(np.array([0.0, 0.02, 0.05, 0.1, 0.2, 1.0]), 2) if margin_grid is None else margin_grid
-    rows = []
-    for t in ref_grid:
-        for m in margin_grid:
-            offline = (sims["to_ref"] >= t) & (sims["cand_sub"] >= sims["ref_sub"] - m)
-            a = compare(sims["llm"].tolist(), offline.tolist())
-            rows.append({"ref_threshold": float(t), "subquery_margin": float(m), "kappa": a.kappa,
-                         "agreement": a.agreement, "offline_yes_rate": float(offline.mean())})
-    rows.sort(key=lambda r: (-(r["kappa"] if r["kappa"] == r["kappa"] else -1), -r["agreement"]))
-    best = rows[0]
-    return {"best": Thresholds(best["ref_threshold"], best["subquery_margin"]), "best_row": best,
-            "items": int(len(sims["llm"])), "llm_yes_rate": float(sims["llm"].mean()) if len(sims["llm"]) else 0.0,
-            "top": rows[:10]}
+def labelled_items(benchmarks: Sequence[Benchmark], acceptable: Mapping[str, Sequence[Sequence[str]]],
+                   judge: OfflineSimilarityJudge, config: Any = None, retriever: Any = None) -> LabelledItems:
+    """Stage 1 and Stage 2's retrieval of ToolEX over ``benchmarks``; each candidate labelled from
+    ``acceptable`` (query id → accepted combinations); queries without gold are left out."""
+    from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+
+    config = config or AnnotateConfig()
+    queries = [q for b in benchmarks for q in b.queries if q.id in acceptable]
+    with tempfile.TemporaryDirectory() as folder:
+        pipeline = ToolEX(benchmarks, judge, folder, config, retriever=retriever, queries=queries, progress=False)
+        decompositions = pipeline.decompose()
+        hits = pipeline.retrieve_candidates(decompositions)
+    items, labels, owners = [], [], []
+    for d in decompositions:
+        combos = [list(c) for c in acceptable[d.query_id]]
+        for s in d.subqueries:
+            size = len(d.subqueries)
+            allowed = {c[s.index] for c in combos if len(c) == size}
+            for tool_id, _ in hits.get((d.query_id, s.index), []):
+                if tool_id == s.reference_tool:
+                    continue
+                items.append(VerifyItem(s, pipeline.tools[s.reference_tool], pipeline.tools[tool_id]))
+                labels.append(tool_id in allowed)
+                owners.append(d.query_id)
+    return LabelledItems(items, judge.features(items), np.asarray(labels, dtype=bool), owners)
 
 
-def null_similarity_quantiles(judge: OfflineSimilarityJudge, references: list[Tool], pool: list[Tool],
-                              seed: int = 0, pairs: int = 5000,
-                              quantiles: tuple[float, ...] = (0.9, 0.99, 0.999)) -> dict[str, float]:
-    """Quantiles of cos(reference tool, random pool tool): how similar unrelated tools get by chance."""
-    rng = np.random.default_rng(seed)
-    a = [references[i] for i in rng.integers(0, len(references), pairs)]
-    b = [pool[i] for i in rng.integers(0, len(pool), pairs)]
-    keep = [i for i in range(pairs) if a[i].id != b[i].id]
-    sims = np.sum(judge._tools([a[i] for i in keep]) * judge._tools([b[i] for i in keep]), 1)
-    return {f"q{q}": float(np.quantile(sims, q)) for q in quantiles}
+def fit_logistic(rows: np.ndarray, labels: np.ndarray, l2: float = 1.0, iterations: int = 100) -> tuple[np.ndarray, float]:
+    """Weights and bias of an L2-penalised logistic regression (the bias is not penalised), by IRLS."""
+    x = np.hstack([np.ones((len(rows), 1)), np.asarray(rows, dtype=np.float64)])
+    y = np.asarray(labels, dtype=np.float64)
+    penalty = np.eye(x.shape[1]) * l2
+    penalty[0, 0] = 0.0
+    beta = np.zeros(x.shape[1])
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(x @ beta)))
+        gradient = x.T @ (p - y) + penalty @ beta
+        hessian = (x * (p * (1 - p))[:, None]).T @ x + penalty
+        step = np.linalg.solve(hessian + 1e-9 * np.eye(x.shape[1]), gradient)
+        beta -= step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return beta[1:], float(beta[0])
+
+
+def balanced_threshold(probabilities: np.ndarray, labels: np.ndarray) -> float:
+    """The score at which false positives and false negatives are (closest to) equal; ties take the higher
+    score. Candidate thresholds are the midpoints between consecutive distinct scores."""
+    p = np.sort(np.unique(probabilities))
+    if len(p) < 2:
+        return float(p[0]) if len(p) else 0.5
+    cuts = np.concatenate([[p[0] - 1e-9], (p[:-1] + p[1:]) / 2, [p[-1] + 1e-9]])
+    best, best_gap = 0.5, math.inf
+    for cut in cuts:
+        said = probabilities >= cut
+        gap = abs(int(np.sum(said & ~labels)) - int(np.sum(~said & labels)))
+        if gap <= best_gap:
+            best, best_gap = float(cut), gap
+    return best
+
+
+def unsure_band(probabilities: np.ndarray, labels: np.ndarray, threshold: float,
+                band_errors: float = 0.9) -> tuple[float, float]:
+    """The interval around ``threshold``, symmetric in logit, holding ``band_errors`` of the wrong verdicts."""
+    p = np.clip(probabilities, 1e-12, 1 - 1e-12)
+    logits = np.log(p / (1 - p))
+    centre = math.log(max(threshold, 1e-12) / max(1 - threshold, 1e-12))
+    wrong = (p >= threshold) != labels
+    if not wrong.any():
+        return threshold, threshold
+    width = float(np.quantile(np.abs(logits[wrong] - centre), band_errors))
+    return 1 / (1 + math.exp(-(centre - width))), 1 / (1 + math.exp(-(centre + width)))
+
+
+def quality(probabilities: np.ndarray, labels: np.ndarray, threshold: float) -> dict[str, Any]:
+    """Counts, precision and recall of the verdicts ``probabilities >= threshold``."""
+    said = probabilities >= threshold
+    tp, fp = int(np.sum(said & labels)), int(np.sum(said & ~labels))
+    fn = int(np.sum(~said & labels))
+    return {"items": int(len(labels)), "positives": int(labels.sum()), "credited": int(said.sum()),
+            "true_positives": tp, "false_positives": fp, "false_negatives": fn,
+            "precision": tp / (tp + fp) if tp + fp else float("nan"),
+            "recall": tp / (tp + fn) if tp + fn else float("nan")}
+
+
+def calibrate(data: LabelledItems, encoder: str, l2: float = 1.0, band_errors: float = 0.9,
+              record: Mapping[str, Any] | None = None) -> ScoreModel:
+    """The score model fitted on ``data`` by the procedure of this module; ``record`` (data names, settings)
+    is kept with it."""
+    if not len(data.labels) or data.labels.all() or not data.labels.any():
+        raise ValueError("calibration needs items of both kinds (equivalent and not)")
+    weights, bias = fit_logistic(data.rows, data.labels, l2)
+    probabilities = 1.0 / (1.0 + np.exp(-(bias + data.rows @ weights)))
+    threshold = balanced_threshold(probabilities, data.labels)
+    band = unsure_band(probabilities, data.labels, threshold, band_errors)
+    in_band = (probabilities >= band[0]) & (probabilities <= band[1])
+    calibration = {**(record or {}), "procedure": "toolex.annotate.calibration (L2 logistic regression, IRLS; "
+                   "threshold where false positives = false negatives; band holding "
+                   f"{band_errors:.0%} of the errors)", "l2": l2, "band_errors": band_errors,
+                   "queries": len(set(data.query_ids)), "quality": quality(probabilities, data.labels, threshold),
+                   "share_in_band": float(in_band.mean())}
+    return ScoreModel(encoder, tuple(round(float(w), 6) for w in weights), round(bias, 6), round(threshold, 6),
+                      (round(band[0], 6), round(band[1], 6)), FEATURES, calibration)

@@ -51,7 +51,7 @@ class AnnotateConfig:
     """Settings of a run; ``top_k`` candidates per sub-query (paper: 20), at most ``max_combinations`` audited
     combinations per query, candidates from the ``pool`` (``subset``, ``category`` or ``all``)."""
 
-    retriever: str = "dense:minilm"
+    retriever: str = "dense:mpnet"
     pool: str = "all"
     top_k: int = 20
     max_combinations: int = 20

@@ -22,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="offline similarity (default), the local LLM server, or an API LLM (TOOLEX_LLM_*)")
     parser.add_argument("--mode", choices=("per-candidate", "batched"), default="per-candidate",
                         help="LLM verification: one call per candidate (the paper's) or per sub-query")
-    parser.add_argument("--retriever", default="dense:minilm", help="Stage 2 retriever spec (default dense:minilm)")
+    parser.add_argument("--retriever", default="dense:mpnet",
+                        help="Stage 2 retriever spec (default dense:mpnet, a model none of the scored retrievers uses)")
     parser.add_argument("--pool", choices=POOLS, default="all", help="candidate pool (default: all)")
     parser.add_argument("--top-k", type=int, default=20, help="candidates per sub-query (default 20)")
     parser.add_argument("--max-combinations", type=int, default=20, help="audited combinations per query")

@@ -2,7 +2,8 @@
 
 Names: ``toolret/<subset>`` (``apibank``, ``apigen``, ``gorilla-huggingface``, ``toolink``), ``toolret`` (all four),
 ``toollens`` (test split; ``toollens:train`` for the other), ``stabletoolbench`` (all six groups) or
-``stabletoolbench/<group>``. Several names joined by ``+`` are merged into one benchmark.
+``stabletoolbench/<group>``, ``sgd/calibration`` and ``sgd/report`` (Schema-Guided Dialogue with its
+human one-to-many ground truth, see :mod:`toolex.data.sgd`). Several names joined by ``+`` are merged into one benchmark.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from pathlib import Path
 from toolex import paths
 from toolex.data.beir import load_beir
 from toolex.data.records import Benchmark, Tool, merge_benchmarks
+from toolex.data.sgd import PARTS as SGD_PARTS
+from toolex.data.sgd import load_sgd
 from toolex.data.stabletoolbench import GROUPS, load_stabletoolbench
 from toolex.data.toolret import SUBSET_CATEGORY, load_toolret_subset
 from toolex.errors import InputError
@@ -43,8 +46,11 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
         return load_stabletoolbench(root / "stabletoolbench")
     if name.startswith("stabletoolbench/"):
         return load_stabletoolbench(root / "stabletoolbench", tuple(name.split("/", 1)[1].split(",")))
+    if name.startswith("sgd/"):
+        return load_sgd(root / "sgd", name.split("/", 1)[1])
     known = ", ".join(["toolret", *[f"toolret/{s}" for s in TOOLRET_SUBSETS], "toollens", "stabletoolbench",
-                       *[f"stabletoolbench/{g}" for g in GROUPS]])
+                       *[f"stabletoolbench/{g}" for g in GROUPS],
+                       *[f"sgd/{p}" for p in SGD_PARTS]])
     raise InputError(None, f"unknown benchmark {name!r}; known: {known}")
 
 

