@@ -138,9 +138,8 @@ def test_batched_mode_gives_one_call_per_subquery(tmp_path, benches, minilm):
         assert server.calls - before == sum(len(d.subqueries) for d in decompositions)
 
 
-def test_agreement_and_calibration_on_an_llm_run(tmp_path, benches, minilm):
+def test_agreement_on_an_llm_run(tmp_path, benches, minilm):
     from toolex.annotate.agreement import judge_agreement
-    from toolex.annotate.calibration import calibrate, item_similarities
 
     queries = sample(benches, 3)
     out = tmp_path / "llm"
@@ -153,7 +152,4 @@ def test_agreement_and_calibration_on_an_llm_run(tmp_path, benches, minilm):
     n_candidates = sum(len(v.candidates) - 1 for v in ArtifactFolder(out).verified_sets())
     assert report["verification"]["items"] == n_candidates
     assert 0.0 <= report["verification"]["agreement"] <= 1.0
-    assert report["other_judge"] == "offline-similarity(minilm)"
-    result = calibrate(item_similarities(ArtifactFolder(out), judge, tools))
-    assert result["items"] == n_candidates
-    assert result["top"][0]["kappa"] >= result["top"][-1]["kappa"]
+    assert report["other_judge"] == judge.name

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-HELP = "offline-judge vs LLM-judge agreement (verification and audit) and threshold calibration"
+HELP = "offline-judge vs LLM-judge agreement on the LLM run's own items (verification and audit)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,24 +18,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from toolex.annotate.agreement import judge_agreement
     from toolex.annotate.artifacts import ArtifactFolder
-    from toolex.annotate.calibration import calibrate, item_similarities
-    from toolex.annotate.judges import OfflineSimilarityJudge
+    from toolex.annotate.judges.factory import offline_judge
     from toolex.data import load_benchmark
-    from toolex.retrieval import build_retriever
 
     folder = ArtifactFolder(args.llm_run)
     manifest = folder.manifest()
     benchmarks = [load_benchmark(b["name"], args.data) for b in manifest["benchmarks"]]
     tools = {t.id: t for b in benchmarks for t in b.tools.values()}
     queries = {q.id: q for b in benchmarks for q in b.queries}
-    judge = OfflineSimilarityJudge(build_retriever("dense:minilm"))
-    report = judge_agreement(folder, judge, queries, tools)
-    calibration = calibrate(item_similarities(folder, judge, tools))
-    report["calibration"] = {"items": calibration["items"], "llm_yes_rate": calibration["llm_yes_rate"],
-                             "best": calibration["best_row"], "top": calibration["top"][:5],
-                             "current_thresholds": judge.describe()["thresholds"]}
+    report = judge_agreement(folder, offline_judge(), queries, tools)
     out = Path(args.out) if args.out else folder.path("agreement.json")
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(json.dumps({k: report[k] for k in ("reference_judge", "other_judge", "verification", "audit")}, indent=1))
-    print("best thresholds by kappa:", json.dumps(report["calibration"]["best"]))
     return 0
