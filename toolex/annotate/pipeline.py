@@ -30,6 +30,7 @@ from toolex.annotate.artifacts import (
 )
 from toolex.annotate.combine import best_combinations, product_size
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
+from toolex.annotate.keys import stage_key
 from toolex.annotate.prompts import PROMPT_VERSION
 from toolex.annotate.records import AuditedQuery, Candidate, Combination, Decomposition, Verdict, VerifiedSet
 from toolex.data.records import Benchmark, Query, Tool
@@ -40,6 +41,7 @@ from toolex.io.atomic import file_digest
 from toolex.io.lock import FolderLock
 
 STAGE_FILES = {"decompose": SUBQUERIES, "verify": VERIFIED, "audit": COMBINATIONS}
+STAGE_INPUTS = {"verify": SUBQUERIES, "audit": VERIFIED}  # the artifact each later stage reads
 
 
 class FolderHoldsAnotherRun(ToolexError, RuntimeError):
@@ -90,27 +92,23 @@ class ToolEX:
         return _fingerprint([b.checksum for b in self.benchmarks], [q.id for q in self.queries], self.config.pool)
 
     def _stage_key(self, stage: str) -> str:
-        """Data, the judge's settings for this stage (a judge with ``stage_settings``: that stage's model,
-        endpoint and prompt version only), the stage and, after Stage 1, the config."""
-        per_stage = getattr(self.judge, "stage_settings", None)
-        if per_stage is not None:
-            return _fingerprint(self.data_fingerprint, per_stage(stage), stage,
-                                *([asdict(self.config)] if stage != "decompose" else []))
-        judge = {k: v for k, v in self.judge.describe().items() if k != "llm"} | {
-            "llm": {k: v for k, v in self.judge.describe().get("llm", {}).items() if k in ("model", "base_url",
-                                                                                         "temperature", "seed")}}
-        parts: list[Any] = [self.data_fingerprint, judge, PROMPT_VERSION, stage]
-        if stage != "decompose":
-            parts.append(asdict(self.config))
-        return _fingerprint(*parts)
+        """Data, the judge's own settings for this stage, the config fields of this stage and the stage's
+        code version (:func:`toolex.annotate.keys.stage_key`)."""
+        return stage_key(self.data_fingerprint, self.judge, stage, self.config)
+
+    def _input_digest(self, stage: str) -> str | None:
+        name = STAGE_INPUTS.get(stage)
+        return file_digest(self.folder.path(name)) if name and self.folder.path(name).exists() else None
 
     def _done(self, stage: str, filename: str) -> bool:
-        """A stage is skipped only when its settings key, its artifact's line count and sha256 match the
-        manifest, no earlier stage was recomputed in this run, and it recorded no failure (failures are asked
-        again: answers come from the LLM cache)."""
+        """A stage is skipped only when its settings key, its input artifact's digest, its own artifact's line
+        count and sha256 match the manifest, no earlier stage was recomputed in this run, and it recorded no
+        failure (failures are asked again: answers come from the LLM cache)."""
         info = self.folder.manifest().get("stages", {}).get(stage, {})
         path = self.folder.path(filename)
         if self._redo or not path.exists() or info.get("key") != self._stage_key(stage) or info.get("failures"):
+            return False
+        if info.get("input") != self._input_digest(stage):
             return False
         return info.get("artifact") == file_digest(path)
 
@@ -118,7 +116,8 @@ class ToolEX:
         self._redo = True
         manifest = self.folder.manifest()
         artifact = file_digest(self.folder.path(STAGE_FILES[stage]))
-        manifest.setdefault("stages", {})[stage] = {"key": self._stage_key(stage), **info, "artifact": artifact}
+        manifest.setdefault("stages", {})[stage] = {"key": self._stage_key(stage), **info,
+                                                    "input": self._input_digest(stage), "artifact": artifact}
         write_json(self.folder.path(MANIFEST), manifest)
 
     def _timed(self, stage: str, seconds: float) -> None:
@@ -247,7 +246,9 @@ class ToolEX:
             subsets = sorted(sets.get(q.id, []), key=lambda v: v.index)
             ranked_sets = [[(t, v.rank_of(t)) for t in v.verified] for v in subsets]
             sizes[q.id] = product_size(ranked_sets)
-            combos = best_combinations(ranked_sets, self.config.max_combinations, self.config.rrf_k)
+            # admissible combinations only, each set of tools once (its best-ranked order)
+            combos = best_combinations(ranked_sets, self.config.max_combinations, self.config.rrf_k,
+                                       reference=tuple(v.reference_tool for v in subsets))
             candidates[q.id] = combos
             references = tuple(self.tools[s.reference_tool] for s in d.subqueries)
             for tools, score in combos:
@@ -261,10 +262,10 @@ class ToolEX:
             combos = []
             reference_seen = False
             for tools, score in candidates.get(q.id, []):
-                if set(tools) == set(q.reference):
+                if set(tools) == set(q.reference):  # C* (or a permutation of it): written as C*, once
                     reference_seen = True
-                    combos.append(Combination(tools, score, True, Verdict(True, "C*, the original annotation",
-                                                                          "reference")))
+                    combos.append(Combination(q.reference, score, True, Verdict(True, "C*, the original annotation",
+                                                                                "reference")))
                 else:
                     combos.append(Combination(tools, score, False, verdicts[(q.id, tools)]))
             if not reference_seen:

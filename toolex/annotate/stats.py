@@ -1,4 +1,13 @@
-"""Table 1 of the paper from an annotation run's artifacts, per subset and per category."""
+"""Table 1 of the paper from an annotation run's artifacts, per subset and per category.
+
+Combinations are counted as sets of tools: a permutation of C*, or two combinations equal as sets, is one
+combination. A query whose decomposition failed (or that has no record of Stage 1 or Stage 3) stays in every
+denominator: it counts in ``queries`` with C* as its only combination, its |C*| sub-queries count in
+``sub_queries`` as missing (``missing_sub_queries``), each with its reference tool as its only verified item,
+and it is flagged. ``flagged_queries`` counts the queries with any failed judgement (decomposition, a
+verification of one of their candidates, an audit of one of their combinations) or a missing record: their
+expansion may be incomplete.
+"""
 
 from __future__ import annotations
 
@@ -12,15 +21,38 @@ from toolex.annotate.records import AuditedQuery, Decomposition, VerifiedSet
 COLUMNS = ("queries", "sub_queries", "verified_items", "avg_items_per_sub_query", "valid_combinations",
            "avg_combinations_per_query", "sub_queries_with_extra_equivalent_pct",
            "queries_with_extra_combination_pct", "decomposition_failures", "verification_failures",
-           "audit_failures")
+           "audit_failures", "flagged_queries", "missing_sub_queries")
+
+
+def distinct_valid(audited: AuditedQuery) -> int:
+    """The valid combinations of a query counted as sets of tools (C* counts once, however ordered)."""
+    return len({frozenset(c) for c in audited.valid} | {frozenset(audited.reference)})
+
+
+def flagged(decompositions: Sequence[Decomposition], verified: Sequence[VerifiedSet],
+            audited: Sequence[AuditedQuery]) -> set[str]:
+    """Query ids whose annotation may be incomplete: a failed or missing decomposition, a failed verification
+    or audit, or no Stage 3 record."""
+    ids = {d.query_id for d in decompositions} | {a.query_id for a in audited}
+    decomposed = {d.query_id for d in decompositions if d.ok}
+    audited_ids = {a.query_id for a in audited}
+    out = {q for q in ids if q not in decomposed or q not in audited_ids}
+    out |= {v.query_id for v in verified if any(not c.verdict.ok for c in v.candidates)}
+    out |= {a.query_id for a in audited if any(not c.verdict.ok for c in a.combinations)}
+    return out
 
 
 def _row(decompositions: Sequence[Decomposition], verified: Sequence[VerifiedSet],
          audited: Sequence[AuditedQuery]) -> dict[str, float]:
-    n_queries = len(audited)
-    sub_queries = len(verified)
-    items = sum(len(v.verified) for v in verified)
-    valid = sum(len(a.valid) for a in audited)
+    ids = {d.query_id for d in decompositions} | {a.query_id for a in audited}
+    n_queries = len(ids)
+    decomposed = {d.query_id for d in decompositions if d.ok}
+    reference = {a.query_id: a.reference for a in audited}
+    missing = sum(len(reference.get(q, ())) for q in ids - decomposed)
+    sub_queries = len(verified) + missing
+    items = sum(len(v.verified) for v in verified) + missing  # a missing sub-query keeps its reference tool
+    valid_by_query = {a.query_id: distinct_valid(a) for a in audited}
+    valid = sum(valid_by_query.get(q, 1) for q in ids)
     return {
         "queries": n_queries,
         "sub_queries": sub_queries,
@@ -30,11 +62,13 @@ def _row(decompositions: Sequence[Decomposition], verified: Sequence[VerifiedSet
         "avg_combinations_per_query": valid / n_queries if n_queries else 0.0,
         "sub_queries_with_extra_equivalent_pct": 100 * sum(len(v.verified) > 1 for v in verified) / sub_queries
         if sub_queries else 0.0,
-        "queries_with_extra_combination_pct": 100 * sum(len(a.valid) > 1 for a in audited) / n_queries
+        "queries_with_extra_combination_pct": 100 * sum(n > 1 for n in valid_by_query.values()) / n_queries
         if n_queries else 0.0,
         "decomposition_failures": sum(not d.ok for d in decompositions),
         "verification_failures": sum(not c.verdict.ok for v in verified for c in v.candidates),
         "audit_failures": sum(not c.verdict.ok for a in audited for c in a.combinations),
+        "flagged_queries": len(flagged(decompositions, verified, audited)),
+        "missing_sub_queries": missing,
     }
 
 

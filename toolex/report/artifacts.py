@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -130,32 +129,44 @@ class Annotated:
         return {d.query_id: [s.text for s in d.subqueries] if d.ok else [] for d in self.decompositions}
 
 
-def _judge_key(kind: str) -> dict[str, Any]:
-    """What decides a judge's verdicts, for the cache key (the pipeline re-checks its own stage keys on a rerun)."""
-    from dataclasses import asdict
+def _judge_key(kind: str, config: Any, judge: Any = None) -> dict[str, Any]:
+    """What decides a judge's outputs, for the folder key, from the judge's own settings
+    (:mod:`toolex.annotate.keys`): a built ``judge`` as given; an LLM judge ``kind`` is built (no call is made);
+    the offline judge is keyed by its score model and encoder spec, without loading the encoder."""
+    from toolex.annotate.keys import judge_identity, offline_identity
 
-    from toolex.annotate.judges.offline import DEFAULT_THRESHOLDS
-    from toolex.annotate.prompts import PROMPT_VERSION
-
+    if judge is not None:
+        return judge_identity(judge)
     if kind == "offline":
-        return {"kind": kind, "encoder": "minilm", "thresholds": asdict(DEFAULT_THRESHOLDS)}
-    return {"kind": kind, "prompts": PROMPT_VERSION, "model": os.environ.get("TOOLEX_LLM_MODEL", ""),
-            "base_url": os.environ.get("TOOLEX_LLM_BASE_URL", "")}
+        from toolex.annotate.judges.scoring import default_model
+
+        return offline_identity(default_model(), config.retriever)
+    from toolex.annotate.judges import build_judge
+
+    return judge_identity(build_judge(kind, progress=False))
 
 
 def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries: Sequence[Query], config: Any,
-                  kind: str, progress: bool = False) -> ArtifactFolder:
-    """The ToolEX artifact folder ``annotations/<label>-<fingerprint>`` of ``queries`` with a judge ``kind``,
-    reused when complete, else computed; the fingerprint covers ``key``, the judge, ``config`` and the version."""
+                  kind: str, progress: bool = False, judge: Any = None) -> ArtifactFolder:
+    """The ToolEX artifact folder ``annotations/<label>-<fingerprint>`` of ``queries`` with a judge ``kind``
+    (or the built ``judge``), reused when complete, else computed; the fingerprint covers ``key``, every stage's
+    judge settings, ``config``, the stages' code versions and the package version
+    (:func:`toolex.annotate.keys.annotation_key`), so a folder made with other settings is never reused."""
+    from toolex.annotate.keys import annotation_key
     from toolex.annotate.pipeline import ToolEX
 
+    if judge is None and kind != "offline":
+        from toolex.annotate.judges import build_judge
+
+        judge = build_judge(kind, progress=progress)  # cheap for an LLM judge: its key comes from it
+    identity = _judge_key(kind, config, judge)
     folder = ArtifactFolder(paths.artifacts_dir() / "annotations"
-                            / f"{label}-{fingerprint(key, _judge_key(kind), config.__dict__, __version__)}")
+                            / f"{label}-{annotation_key(key, identity, config, __version__)}")
     if not (folder.manifest().get("files") and folder.annotations_path().exists()):
         from toolex.annotate.judges import build_judge
 
         embedder = retriever(config.retriever)
-        judge = build_judge(kind, embedder=embedder, progress=progress)
+        judge = judge or build_judge(kind, embedder=embedder, progress=progress)
         ToolEX(benchmarks, judge, folder.folder, config, retriever=embedder, progress=progress,
                queries=queries).run()
     return folder
@@ -203,6 +214,8 @@ def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k
 
     Sub-queries are searched as they are (``instructions=False``, the texts Stage 2 already encoded, so a dense
     retriever reuses their cached vectors); ``instructions=True`` prefixes each with its query's instruction.
+    A query whose decomposition failed has no sub-queries: it is left out of the run, so the evaluation scores
+    it 0 and counts it in ``missing_from_run`` (flagged), rather than scoring an empty ranking as retrieved.
     """
     from toolex.retrieval import subquery_retrieve
 
@@ -211,7 +224,7 @@ def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k
     path = _run_path(spec, "subquery", fingerprint(workspace.key, spec, pool, k, subs, instructions))
     if path.exists():
         run = read_run(path)
-        return {q.id: run.get(q.id, {}) for q in workspace.queries}
+        return {q.id: run.get(q.id, {}) for q in workspace.queries if subs.get(q.id)}
     model = retriever(spec)
     pools = tool_pools(workspace.benchmarks, pool)
     run = {}
@@ -222,7 +235,7 @@ def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k
             model.index(pools[bench.name])
             indexed = pools[bench.name]
         given = {q: workspace.query[q].instruction for q in ids} if instructions else None
-        run.update(subquery_retrieve(model, {q: subs.get(q, []) for q in ids}, k=k, instructions=given))
+        run.update(subquery_retrieve(model, {q: subs[q] for q in ids if subs.get(q)}, k=k, instructions=given))
     write_run(run, path, tag=slug(spec) + "-subquery")
     return run
 
