@@ -147,23 +147,31 @@ class Opening:
 
 
 def openings(path: Path) -> Iterator[Opening]:
-    """Every intent-opening user turn of the dialogues file."""
+    """Every intent-opening user turn of the dialogues file: a frame whose active intent differs from the one
+    the same service had in the dialogue's previous turn (so an intent the user comes back to opens again)."""
     if not path.exists():
         raise InputError(path, "SGD dialogues file not found")
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, 1):
-            try:
-                dialogue = json.loads(line)
-                active: dict[str, str] = {}
-                for t, turn in enumerate(dialogue["turns"]):
-                    for frame in turn["frames"]:
-                        intent, service = frame["active_intent"], frame["service"]
-                        if intent != "NONE" and active.get(service) != intent:
-                            yield Opening(dialogue["split"], dialogue["dialogue_id"], t, service, intent,
-                                          str(turn["utterance"]).strip())
-                        active[service] = intent
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise InputError(path, f"malformed dialogue: {exc!r}", record=f"line {lineno}") from exc
+    lineno = 0
+    try:
+        with gzip.open(path, "rb") as handle:
+            for lineno, raw in enumerate(handle, 1):
+                try:
+                    line = raw.decode("utf-8")
+                    if not line.strip():
+                        continue
+                    dialogue = json.loads(line)
+                    active: dict[str, str] = {}
+                    for t, turn in enumerate(dialogue["turns"]):
+                        for frame in turn["frames"]:
+                            intent, service = frame["active_intent"], frame["service"]
+                            if intent != "NONE" and active.get(service) != intent:
+                                yield Opening(dialogue["split"], dialogue["dialogue_id"], t, service, intent,
+                                              str(turn["utterance"]).strip())
+                            active[service] = intent
+                except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+                    raise InputError(path, f"malformed dialogue: {exc!r}", record=f"line {lineno}") from exc
+    except (OSError, EOFError) as exc:
+        raise InputError(path, f"not a readable gzip file ({exc})", record=f"line {lineno + 1}") from exc
 
 
 def select(found: Sequence[Opening], part: str, per_intent: int = PER_INTENT, seed: int = SEED) -> list[Opening]:
