@@ -76,26 +76,48 @@ def _names(entries: Any) -> set[str]:
     return set()
 
 
+def _optional(spec: Any) -> bool:
+    """Whether a parameter's spec says it is optional: ``"required": false`` or a type like ``"str, optional"``."""
+    if not isinstance(spec, Mapping):
+        return False
+    return spec.get("required") is False or "optional" in str(spec.get("type", "")).lower()
+
+
+def _is_json_schema(params: Mapping[str, Any]) -> bool:
+    """``{"properties": {name: spec, ...}, ...}`` (a parameter that happens to be named ``properties`` is not)."""
+    properties = params.get("properties")
+    if params.get("type") == "object":
+        return True
+    return isinstance(properties, Mapping) and all(isinstance(v, Mapping) for v in properties.values())
+
+
 def parameter_names(tool: Tool, required_only: bool = False) -> set[str]:
-    """Parameter names from the common documentation layouts: a list of ``{"name": ...}``, JSON Schema
-    (``properties`` + ``required``), ``{"required": [...], "optional": [...]}`` and ToolBench's
-    ``required_parameters`` / ``optional_parameters``."""
+    """Parameter names from the common documentation layouts: a list of ``{"name": ...}`` (or of names), JSON
+    Schema (``properties`` + ``required``), ``{"required": [...], "optional": [...]}``, a mapping of name to
+    spec (APIGen, Gorilla's ``api_arguments``) and ToolBench's ``required_parameters`` / ``optional_parameters``.
+    A parameter is required unless its layout or spec says it is optional."""
     doc = tool.documentation if isinstance(tool.documentation, Mapping) else {}
-    params = doc.get("parameters", doc.get("arguments"))
+    params = next((doc[k] for k in ("parameters", "arguments", "api_arguments") if doc.get(k) is not None), None)
     required: set[str] = _names(doc.get("required_parameters", []))
     optional: set[str] = _names(doc.get("optional_parameters", []))
-    if isinstance(params, Mapping) and "properties" in params:
-        names = _names(params.get("properties", {}))
+    if isinstance(params, Mapping) and _is_json_schema(params):
+        names = _names(params.get("properties") or {})
         flagged = {str(r).lower() for r in params.get("required", []) or []}
         required |= flagged & names
         optional |= names - flagged
-    elif isinstance(params, Mapping) and ("required" in params or "optional" in params):
+    elif isinstance(params, Mapping) and (isinstance(params.get("required"), list)
+                                          or isinstance(params.get("optional"), list)):
         required |= _names(params.get("required", []))
         optional |= _names(params.get("optional", []))
+    elif isinstance(params, Mapping):
+        for name, spec in params.items():
+            (optional if _optional(spec) else required).add(str(name).lower())
     elif isinstance(params, list):
         for entry in params:
             if isinstance(entry, Mapping) and entry.get("name"):
-                (required if entry.get("required", True) else optional).add(str(entry["name"]).lower())
+                (optional if _optional(entry) else required).add(str(entry["name"]).lower())
+            elif isinstance(entry, str) and entry.strip():
+                required.add(entry.strip().lower())
     return required if required_only else required | optional
 
 
