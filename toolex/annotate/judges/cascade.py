@@ -24,15 +24,16 @@ from toolex.annotate.records import Decomposition, Verdict
 
 class CascadeJudge(Judge):
     """``offline`` decides; items in its unsure band go to ``llm`` (None: no LLM, embedding verdicts only),
-    at most ``budget`` per run (None: every item in the band)."""
+    at most ``budget`` per run (None: every item in the band); ``within_band=False`` lets the budget reach
+    beyond the band, still most unsure first."""
 
     kind = "cascade"
 
     def __init__(self, offline: OfflineSimilarityJudge, llm: Judge | None, budget: int | None = None,
-                 unavailable: str = "") -> None:
+                 unavailable: str = "", within_band: bool = True) -> None:
         if budget is not None and budget < 0:
             raise ValueError(f"the LLM budget must be >= 0, got {budget}")
-        self.offline, self.llm, self.budget = offline, llm, budget
+        self.offline, self.llm, self.budget, self.within_band = offline, llm, budget, within_band
         self.unavailable = unavailable or ("" if llm is not None else "no LLM judge given")
         target = llm.name if llm is not None else "none"
         self.name = f"cascade({offline.name}, {target})"
@@ -52,12 +53,13 @@ class CascadeJudge(Judge):
             return {"kind": self.kind, "offline": offline}
         llm = self.llm.stage_settings("verify") if self.llm is not None and hasattr(self.llm, "stage_settings") \
             else (self.llm.describe() if self.llm is not None else None)
-        return {"kind": self.kind, "offline": offline, "llm": llm, "budget": self.budget}
+        return {"kind": self.kind, "offline": offline, "llm": llm, "budget": self.budget,
+                "within_band": self.within_band}
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "offline": self.offline.describe(),
                 "llm": self.llm.describe() if self.llm is not None else f"unavailable: {self.unavailable}",
-                "budget": self.budget, "band": list(self.offline.model.band),
+                "budget": self.budget, "band": list(self.offline.model.band), "within_band": self.within_band,
                 "routing_rule": "items in the score model's unsure band, most unsure first, up to the budget"}
 
     def usage(self) -> dict[str, Any]:
@@ -72,7 +74,7 @@ class CascadeJudge(Judge):
 
     def route(self, probabilities: np.ndarray) -> np.ndarray:
         """Indices of the items sent to the LLM: in the band, most unsure first, within the budget."""
-        order = self.offline.model.uncertainty_order(probabilities)
+        order = self.offline.model.uncertainty_order(probabilities, self.within_band)
         if self.llm is None:
             return order[:0]
         return order if self.budget is None else order[:self.budget]
@@ -87,7 +89,7 @@ class CascadeJudge(Judge):
         self.routing["items"] += len(items)
         self.routing["in_band"] += len(in_band)
         self.routing["sent_to_llm"] += len(sent)
-        self.routing["kept_over_budget"] += len(in_band) - len(sent)
+        self.routing["kept_over_budget"] += max(len(in_band) - len(sent), 0)
         if len(sent) and self.llm is not None:
             answers = self.llm.verify([items[i] for i in sent])
             for i, answer in zip(sent, answers):

@@ -41,6 +41,8 @@ class ScoreModel:
             raise InputError(None, f"score model: {len(self.weights)} weights for {len(self.features)} features")
         if tuple(self.features) != FEATURES:
             raise InputError(None, f"score model: features {list(self.features)} are not {list(FEATURES)}")
+        if not all(math.isfinite(v) for v in (*self.weights, self.bias)):
+            raise InputError(None, "score model: weights and bias must be finite numbers")
         if not (0.0 <= self.band[0] <= self.threshold <= self.band[1] <= 1.0):
             raise InputError(None, f"score model: band {self.band} must hold the threshold {self.threshold}")
 
@@ -55,10 +57,11 @@ class ScoreModel:
     def probability(self, rows: np.ndarray) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-self.logits(rows)))
 
-    def uncertainty_order(self, probabilities: np.ndarray) -> np.ndarray:
-        """Indices of the items inside the band, most unsure (closest to the threshold in logit) first."""
+    def uncertainty_order(self, probabilities: np.ndarray, within_band: bool = True) -> np.ndarray:
+        """Indices of the items inside the band (every item: ``within_band=False``), most unsure (closest to
+        the threshold in logit) first."""
         p = np.clip(np.asarray(probabilities, dtype=np.float64), 1e-12, 1 - 1e-12)
-        inside = np.flatnonzero((p >= self.band[0]) & (p <= self.band[1]))
+        inside = np.flatnonzero((p >= self.band[0]) & (p <= self.band[1])) if within_band else np.arange(len(p))
         distance = np.abs(np.log(p[inside] / (1 - p[inside])) - _logit(self.threshold))
         return inside[np.argsort(distance, kind="stable")]
 
@@ -86,7 +89,7 @@ class ScoreModel:
         path = Path(path)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(str(path), f"cannot read the score model ({exc})") from exc
         return cls.from_json(data, str(path))
 
