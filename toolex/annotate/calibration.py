@@ -94,6 +94,7 @@ def fit_logistic(rows: np.ndarray, labels: np.ndarray, l2: float = 1.0, iteratio
 def balanced_threshold(probabilities: np.ndarray, labels: np.ndarray) -> float:
     """The score at which false positives and false negatives are (closest to) equal; ties take the higher
     score. Candidate thresholds are the midpoints between consecutive distinct scores."""
+    probabilities, labels = np.asarray(probabilities, dtype=np.float64), np.asarray(labels, dtype=bool)
     p = np.sort(np.unique(probabilities))
     if len(p) < 2:
         return float(p[0]) if len(p) else 0.5
@@ -109,26 +110,31 @@ def balanced_threshold(probabilities: np.ndarray, labels: np.ndarray) -> float:
 
 def unsure_band(probabilities: np.ndarray, labels: np.ndarray, threshold: float,
                 band_errors: float = 0.9) -> tuple[float, float]:
-    """The interval around ``threshold``, symmetric in logit, holding ``band_errors`` of the wrong verdicts."""
-    p = np.clip(probabilities, 1e-12, 1 - 1e-12)
+    """The narrowest interval around ``threshold``, symmetric in logit, that holds at least ``band_errors`` of the
+    wrong verdicts."""
+    p = np.clip(np.asarray(probabilities, dtype=np.float64), 1e-12, 1 - 1e-12)
+    labels = np.asarray(labels, dtype=bool)
     logits = np.log(p / (1 - p))
     centre = math.log(max(threshold, 1e-12) / max(1 - threshold, 1e-12))
     wrong = (p >= threshold) != labels
     if not wrong.any():
         return threshold, threshold
-    width = float(np.quantile(np.abs(logits[wrong] - centre), band_errors))
+    # the smallest distance whose share of errors at or within it reaches band_errors (an interpolated
+    # quantile can fall short of it with few errors)
+    width = float(np.quantile(np.abs(logits[wrong] - centre), band_errors, method="inverted_cdf"))
     return 1 / (1 + math.exp(-(centre - width))), 1 / (1 + math.exp(-(centre + width)))
 
 
 def quality(probabilities: np.ndarray, labels: np.ndarray, threshold: float) -> dict[str, Any]:
-    """Counts, precision and recall of the verdicts ``probabilities >= threshold``."""
-    said = probabilities >= threshold
+    """Counts, precision and recall (None when undefined) of the verdicts ``probabilities >= threshold``."""
+    labels = np.asarray(labels, dtype=bool)
+    said = np.asarray(probabilities, dtype=np.float64) >= threshold
     tp, fp = int(np.sum(said & labels)), int(np.sum(said & ~labels))
     fn = int(np.sum(~said & labels))
     return {"items": int(len(labels)), "positives": int(labels.sum()), "credited": int(said.sum()),
             "true_positives": tp, "false_positives": fp, "false_negatives": fn,
-            "precision": tp / (tp + fp) if tp + fp else float("nan"),
-            "recall": tp / (tp + fn) if tp + fn else float("nan")}
+            "precision": tp / (tp + fp) if tp + fp else None,
+            "recall": tp / (tp + fn) if tp + fn else None}
 
 
 def calibrate(data: LabelledItems, encoder: str, l2: float = 1.0, band_errors: float = 0.9,
@@ -147,5 +153,7 @@ def calibrate(data: LabelledItems, encoder: str, l2: float = 1.0, band_errors: f
                    f"{band_errors:.0%} of the errors)", "l2": l2, "band_errors": band_errors,
                    "queries": len(set(data.query_ids)), "quality": quality(probabilities, data.labels, threshold),
                    "share_in_band": float(in_band.mean())}
+    # the band is rounded outwards, so that it still holds the errors at its edges
+    band = (math.floor(band[0] * 1e6) / 1e6, math.ceil(band[1] * 1e6) / 1e6)
     return ScoreModel(encoder, tuple(round(float(w), 6) for w in weights), round(bias, 6), round(threshold, 6),
-                      (round(band[0], 6), round(band[1], 6)), FEATURES, calibration)
+                      band, FEATURES, calibration)
