@@ -74,3 +74,39 @@ def histogram(values: pd.Series, title: str, xlabel: str) -> Any:
     ax.set_ylabel("count")
     ax.set_title(title)
     return fig
+
+
+def credit_distribution(per_query: pd.DataFrame, metric: str, title: str) -> Any:
+    """Per-query over- and under-credit (ours vs gold) of each retriever at ``metric``: queries with a non-zero
+    error, binned."""
+    rows = per_query[per_query["metric"] == metric]
+    retrievers = list(dict.fromkeys(rows["retriever"]))
+    fig, axes = plt.subplots(1, len(retrievers), figsize=(4.2 * len(retrievers), 3.2), squeeze=False)
+    bins = [0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0]
+    for ax, name in zip(axes[0], retrievers):
+        own = rows[rows["retriever"] == name]
+        for kind, colour in (("over", "tab:red"), ("under", "tab:blue")):
+            values = own[kind][own[kind] > 0]
+            ax.hist(values, bins=bins, alpha=0.6, color=colour, label=f"{kind}-credit ({len(values)} queries)")
+        ax.set_title(f"{name} ({len(own)} queries)", fontsize=9)
+        ax.set_xlabel(f"|ours − gold| {metric} per query")
+        ax.set_ylabel("queries")
+        ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def tradeoff_curve(curve: pd.DataFrame, title: str, goal: tuple[float, float] = (0.20, 0.95)) -> Any:
+    """Agreement with the LLM-only verdicts against the share of verdicts sent to the LLM."""
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    ax.plot(100 * curve["share_sent"], 100 * curve["agreement"], marker="o", ms=3, label="most unsure first")
+    band = curve[curve["rule"] == "unsure band"]
+    ax.scatter(100 * band["share_sent"], 100 * band["agreement"], color="tab:red", zorder=3,
+               label="the score model's unsure band")
+    ax.axvline(100 * goal[0], color="grey", ls=":", lw=1)
+    ax.axhline(100 * goal[1], color="grey", ls=":", lw=1, label="goal (≤ 20 % sent, ≥ 95 % agreement)")
+    ax.set_xlabel("verdicts sent to the LLM (%)")
+    ax.set_ylabel("agreement with LLM-only (%)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
+    return fig

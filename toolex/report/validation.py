@@ -1,0 +1,144 @@
+"""How far each judge's annotations can be trusted: ToolEq with our expansion against ToolEq with human labels.
+
+:func:`judge_validation` scores the annotations of a report (:func:`toolex.report.context.open_report` on a
+benchmark that carries a human one-to-many ground truth: by default the SGD report part, domains the offline
+judge was never calibrated on) and its retrievers' runs with ``toolex.validate``. :func:`credit_frame` stacks several judges' credit tables;
+``python -m toolex.report.validation`` writes the kept report (``data/validation/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from toolex.data.records import Benchmark
+from toolex.report.artifacts import ensure_runs
+from toolex.report.context import Report, open_report
+from toolex.report.settings import DEFAULT_RETRIEVERS, ReportSettings
+from toolex.validate import ValidationResult, validate
+from toolex.validate.gold import GoldRecord
+
+#: The benchmark the kept validation reports on (calibration used the other SGD part).
+VALIDATION_BENCHMARK = "sgd/report"
+#: Queries of the smoke setting.
+SMOKE_QUERIES = 60
+
+
+def gold_of(benchmark: Benchmark, query_ids: Sequence[str]) -> list[GoldRecord]:
+    """The benchmark's own human ground truth for ``query_ids`` (benchmarks that carry one: ``sgd/*``)."""
+    if not benchmark.name.startswith("sgd/"):
+        raise ValueError(f"{benchmark.name} carries no one-to-many ground truth of its own")
+    from toolex.data.sgd import acceptable
+
+    keep = set(query_ids)
+    category = {q.id: q.category for q in benchmark.queries}
+    return [GoldRecord(qid, tuple(combos[0]), tuple(tuple(c) for c in combos), category[qid])
+            for qid, combos in acceptable(benchmark).items() if qid in keep]
+
+
+def validation_settings(judge: str = "offline", sample: int | None = None, smoke: bool = False,
+                        retrievers: Sequence[str] = DEFAULT_RETRIEVERS, k: int = 10, seed: int = 0,
+                        benchmark: str = VALIDATION_BENCHMARK) -> ReportSettings:
+    """The settings of a validation: one benchmark with a human ground truth (smoke: 60 queries)."""
+    if smoke:
+        sample = min(sample or SMOKE_QUERIES, SMOKE_QUERIES)
+    return ReportSettings.make(benchmarks=[benchmark], retrievers=retrievers, judge=judge, sample=sample, k=k,
+                               seed=seed)
+
+
+def judge_validation(report: Report, bootstrap: int = 1000) -> ValidationResult:
+    """ToolEq with the report's annotations vs ToolEq with the benchmark's human labels, for its retrievers."""
+    workspace, settings = report.workspace, report.settings
+    runs = ensure_runs(settings.retrievers, workspace)
+    gold = gold_of(workspace.benchmarks[0], [q.id for q in workspace.queries])
+    return validate(gold, report.annotated.annotations, runs, k=settings.k, bootstrap=bootstrap, seed=settings.seed)
+
+
+def validation_provenance(report: Report) -> dict[str, Any]:
+    """Data, judge (with its score model or routing counts), retrievers and annotation settings."""
+    manifest = report.annotated.folder.manifest()
+    judge = manifest.get("judge", {})
+    return {"data": report.workspace.describe(), "judge": report.judge, "retrievers": list(report.settings.retrievers),
+            "annotation_settings": manifest.get("config", {}),
+            "score_model": judge.get("score_model") or judge.get("offline", {}).get("score_model"),
+            "routing": manifest.get("ledger", {}).get("routing")}
+
+
+def credit_frame(results: Mapping[str, ValidationResult]) -> pd.DataFrame:
+    """One row per judge, retriever and metric: 1:1, ours, gold, recovered share (interval), over, under."""
+    frames = [r.table().assign(judge=name) for name, r in results.items()]
+    if not frames:
+        return pd.DataFrame()
+    frame = pd.concat(frames, ignore_index=True)
+    return frame[["judge", *[c for c in frame.columns if c != "judge"]]]
+
+
+def goal_check(result: ValidationResult, metric: str = "ndcg@10", share: tuple[float, float] = (0.85, 1.15),
+               credit: float = 0.01) -> pd.DataFrame:
+    """Per retriever: is the recovered share within ``share`` and are over- and under-credit at most
+    ``credit`` per query (the goals of the validation)?"""
+    table = result.table()
+    rows = table[table["metric"] == metric]
+    return pd.DataFrame({"retriever": rows["retriever"], "recovered": rows["recovered"],
+                         "share_ok": rows["recovered"].between(*share), "over": rows["over_credit"],
+                         "over_ok": rows["over_credit"] <= credit, "under": rows["under_credit"],
+                         "under_ok": rows["under_credit"] <= credit}).reset_index(drop=True)
+
+
+def recorded_validations(folder: str | Path | None = None) -> dict[str, ValidationResult]:
+    """The kept validations of other judges (``data/validation/sgd_report_*.json``, ``toolex validate --json``
+    output), named by their judge and sample; the credit table is rebuilt from each file's summary."""
+    from toolex import paths
+
+    root = Path(folder) if folder else paths.ROOT / "data" / "validation"
+    out: dict[str, ValidationResult] = {}
+    for path in sorted(root.glob("sgd_report_*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if "label" not in data:
+            continue
+        rows = [{"retriever": name, "metric": metric, **{k: v for k, v in block.items()
+                                                         if k not in ("recovered_interval",)},
+                 "recovered_low": block.get("recovered_interval", [None, None])[0],
+                 "recovered_high": block.get("recovered_interval", [None, None])[1]}
+                for name, metrics in data.get("runs", {}).items() for metric, block in metrics.items()]
+        out[data["label"]] = ValidationResult(int(data["k"]), pd.DataFrame(), data.get("expansion", {}),
+                                              pd.DataFrame(), pd.DataFrame(rows), int(data["missing_annotations"]),
+                                              int(data["ignored_annotations"]), data.get("settings", {}))
+    return out
+
+
+def tradeoff_frame(path: str | Path | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The cascade's trade-off curve kept by ``bench/cascade_tradeoff.py`` and its description."""
+    from toolex import paths
+
+    path = Path(path) if path else paths.ROOT / "data" / "validation" / "cascade_local_llm_sample.json"
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    meta = {k: v for k, v in data.items() if k != "curve"}
+    return pd.DataFrame(data["curve"]), meta
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="write the kept validation report of one judge")
+    parser.add_argument("--judge", default="offline")
+    parser.add_argument("--benchmark", default=VALIDATION_BENCHMARK)
+    parser.add_argument("--sample", type=int, default=None, help="queries (default: all)")
+    parser.add_argument("--out", required=True, help="JSON report to write")
+    args = parser.parse_args(argv)
+    report = open_report(validation_settings(args.judge, args.sample, benchmark=args.benchmark))
+    result, provenance = judge_validation(report), validation_provenance(report)
+    from toolex.io.atomic import write_json
+
+    report = {"provenance": provenance, **result.summary(),
+              "goals": goal_check(result).to_dict(orient="records")}
+    write_json(Path(args.out), json.loads(json.dumps(report, default=str)))
+    print(result.table().round(4).to_string())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
