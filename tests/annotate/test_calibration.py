@@ -12,10 +12,11 @@ from toolex.annotate.calibration import (
     balanced_threshold,
     calibrate,
     fit_logistic,
+    fit_signed,
     quality,
     unsure_band,
 )
-from toolex.annotate.judges.features import FEATURES
+from toolex.annotate.judges.features import EXPECTED_SIGNS, FEATURES
 from toolex.annotate.judges.scoring import ScoreModel
 
 
@@ -175,14 +176,29 @@ def _items(n: int = 800, seed: int = 2) -> LabelledItems:
     return LabelledItems([], rows, labels, [f"q{i // 4}" for i in range(n)])
 
 
+def test_fit_signed_drops_a_weight_against_its_meaning_and_refits():
+    rng = np.random.default_rng(5)
+    rows = rng.normal(size=(2000, 3))
+    labels = rng.random(2000) < 1 / (1 + np.exp(-(rows @ np.array([2.0, -1.5, 1.0]))))
+    free, _ = fit_logistic(rows, labels, 1.0)
+    assert free[1] < 0
+    weights, bias, dropped = fit_signed(rows, labels, [1, 1, 0], 1.0)
+    assert dropped == [1] and weights[1] == 0.0
+    refit, refit_bias = fit_logistic(rows[:, [0, 2]], labels, 1.0)
+    assert weights[[0, 2]] == pytest.approx(refit) and bias == pytest.approx(refit_bias)
+    # a free feature (sign 0) keeps its negative weight; agreeing signs drop nothing
+    assert fit_signed(rows, labels, [1, 0, 1], 1.0)[2] == []
+
+
 def test_calibrate_fits_weights_threshold_and_band(tmp_path):
     data = _items()
     model = calibrate(data, "fake", l2=1.0, band_errors=0.9, record={"data": "synthetic"})
     assert model.features == FEATURES and model.encoder == "fake"
-    weights, bias = fit_logistic(data.rows, data.labels, 1.0)
+    weights, bias, dropped = fit_signed(data.rows, data.labels, [EXPECTED_SIGNS[f] for f in FEATURES], 1.0)
     assert model.weights == pytest.approx(weights, abs=1e-6) and model.bias == pytest.approx(bias, abs=1e-6)
     assert model.weights[0] == max(model.weights)
     record = model.calibration
+    assert record["dropped_for_sign"] == [FEATURES[i] for i in dropped]
     assert record["data"] == "synthetic" and record["queries"] == 200 and record["l2"] == 1.0
     q = record["quality"]
     assert q["items"] == 800 and q["false_positives"] == q["false_negatives"]

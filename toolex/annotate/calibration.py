@@ -8,7 +8,9 @@ The procedure is deterministic and uses the calibration data only:
 2. **Labels**: a candidate is equivalent when some combination people accept (same length as C*) puts it at that
    sub-query's position.
 3. **Weights**: logistic regression of the labels on the :data:`~toolex.annotate.judges.features.FEATURES`, with
-   an L2 penalty ``l2`` on the weights (not the bias), fitted by iteratively reweighted least squares.
+   an L2 penalty ``l2`` on the weights (not the bias), fitted by iteratively reweighted least squares. Every
+   weight must have the sign of its meaning (:data:`~toolex.annotate.judges.features.EXPECTED_SIGNS`): a feature
+   whose weight comes out the other way is dropped and the model refit (:func:`fit_signed`).
 4. **Threshold**: the score at which the calibration items' false positives equal their false negatives, so the
    judge credits about as many tools as there are true alternatives: the condition under which ToolEq with our
    annotations neither over- nor under-states a retriever on average.
@@ -30,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from toolex.annotate.judges.base import VerifyItem
-from toolex.annotate.judges.features import FEATURES
+from toolex.annotate.judges.features import EXPECTED_SIGNS, FEATURES
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import ScoreModel
 from toolex.data.records import Benchmark
@@ -91,6 +93,25 @@ def fit_logistic(rows: np.ndarray, labels: np.ndarray, l2: float = 1.0, iteratio
     return beta[1:], float(beta[0])
 
 
+def fit_signed(rows: np.ndarray, labels: np.ndarray, signs: Sequence[int], l2: float = 1.0) -> tuple[np.ndarray, float, list[int]]:
+    """:func:`fit_logistic` where every weight must have its expected sign (``signs``: +1, -1, 0 for free): the
+    feature whose weight is most strongly against its sign is dropped (weight 0) and the model refit, until all
+    agree. Returns the weights, the bias and the dropped feature indices."""
+    rows = np.asarray(rows, dtype=np.float64)
+    active = list(range(rows.shape[1]))
+    dropped: list[int] = []
+    while True:
+        fitted, bias = fit_logistic(rows[:, active], labels, l2)
+        weights = np.zeros(rows.shape[1])
+        weights[active] = fitted
+        against = [(weights[i] * signs[i], i) for i in active if signs[i] and weights[i] * signs[i] < 0]
+        if not against:
+            return weights, bias, sorted(dropped)
+        worst = min(against)[1]
+        active.remove(worst)
+        dropped.append(worst)
+
+
 def balanced_threshold(probabilities: np.ndarray, labels: np.ndarray) -> float:
     """The score at which false positives and false negatives are (closest to) equal; ties take the higher
     score. Candidate thresholds are the midpoints between consecutive distinct scores."""
@@ -143,7 +164,7 @@ def calibrate(data: LabelledItems, encoder: str, l2: float = 1.0, band_errors: f
     is kept with it."""
     if not len(data.labels) or data.labels.all() or not data.labels.any():
         raise ValueError("calibration needs items of both kinds (equivalent and not)")
-    weights, bias = fit_logistic(data.rows, data.labels, l2)
+    weights, bias, dropped = fit_signed(data.rows, data.labels, [EXPECTED_SIGNS[f] for f in FEATURES], l2)
     probabilities = 1.0 / (1.0 + np.exp(-(bias + data.rows @ weights)))
     threshold = balanced_threshold(probabilities, data.labels)
     band = unsure_band(probabilities, data.labels, threshold, band_errors)
@@ -151,6 +172,7 @@ def calibrate(data: LabelledItems, encoder: str, l2: float = 1.0, band_errors: f
     calibration = {**(record or {}), "procedure": "toolex.annotate.calibration (L2 logistic regression, IRLS; "
                    "threshold where false positives = false negatives; band holding "
                    f"{band_errors:.0%} of the errors)", "l2": l2, "band_errors": band_errors,
+                   "dropped_for_sign": [FEATURES[i] for i in dropped],
                    "queries": len(set(data.query_ids)), "quality": quality(probabilities, data.labels, threshold),
                    "share_in_band": float(in_band.mean())}
     # the band is rounded outwards, so that it still holds the errors at its edges

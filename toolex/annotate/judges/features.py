@@ -27,6 +27,11 @@ from toolex.data.records import Tool
 
 FEATURES = ("description_cosine", "documentation_cosine", "name_overlap", "parameter_overlap",
             "required_overlap", "same_platform", "subquery_fit")
+#: The sign each feature's weight must have: more alike means more likely equivalent (+1), a shared platform
+#: less likely (-1). Calibration drops a feature whose fitted weight comes out the other way (a collinear or
+#: data-specific effect that would not transfer) and refits.
+EXPECTED_SIGNS = {"description_cosine": 1, "documentation_cosine": 1, "name_overlap": 1, "parameter_overlap": 1,
+                  "required_overlap": 1, "same_platform": -1, "subquery_fit": 1}
 _DESCRIPTION_KEYS = ("description", "api_description", "functionality", "func_description", "summary")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
