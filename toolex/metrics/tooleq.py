@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from toolex.io.annotations import Annotation
-from toolex.metrics.measures import NAMES
+from toolex.metrics.long import ALL, AVG, QUERY_LEVEL, long_form, means
+from toolex.metrics.measures import KIND_LABEL, KINDS, NAMES, ONE_TO_ONE, TOOLEQ, measures_at
 from toolex.metrics.ranking import RunArrays
 
 
@@ -112,48 +113,45 @@ class Evaluation:
     def queries(self) -> int:
         return len(self.per_query)
 
-    def _means(self, frame: pd.DataFrame) -> dict[str, dict[str, float]]:
-        return {
-            side: {m: float(frame[f"{side}_{m}"].mean()) for m in NAMES} for side in ("one_to_one", "tooleq")
-        }
+    def long(self, system: str, level: str = QUERY_LEVEL, benchmarks: Mapping[str, str] | None = None) -> pd.DataFrame:
+        """The per-query scores as the long form of :mod:`toolex.metrics.long` (one row per query, measure and
+        annotation kind)."""
+        return long_form(self, system, level, benchmarks)
 
     def summary(self) -> dict:
         """``{"queries", "k", "one_to_one", "tooleq", "delta", "by_category", "category_mean", ...}`` (fractions)."""
-        overall = self._means(self.per_query)
-        by_category = {
-            str(cat): {**self._means(group), "queries": int(len(group))}
-            for cat, group in self.per_query.groupby("category", sort=True)
-        }
-        cat_mean = {
-            side: {m: float(np.mean([by_category[c][side][m] for c in by_category])) for m in NAMES}
-            for side in ("one_to_one", "tooleq")
-        }
+        table = means(self.long(""), by=["measure"], pooled=ALL, average=AVG)
+        names = {m.key: m.name for m in measures_at(self.k)}
+
+        def block(rows: pd.DataFrame) -> dict[str, dict[str, float]]:
+            return {kind: {names[r.measure]: float(getattr(r, kind)) for r in rows.itertuples()} for kind in KINDS}
+
+        nan = {kind: dict.fromkeys(NAMES, float("nan")) for kind in KINDS}
+        per_category = table[~table.category.isin([ALL, AVG])]
+        overall = block(table[table.category == ALL]) if len(table) else nan
         return {
             "queries": self.queries,
             "k": self.k,
-            "one_to_one": overall["one_to_one"],
-            "tooleq": overall["tooleq"],
-            "delta": {m: overall["tooleq"][m] - overall["one_to_one"][m] for m in NAMES},
-            "by_category": by_category,
-            "category_mean": cat_mean,
+            ONE_TO_ONE: overall[ONE_TO_ONE],
+            TOOLEQ: overall[TOOLEQ],
+            "delta": {m: overall[TOOLEQ][m] - overall[ONE_TO_ONE][m] for m in NAMES},
+            "by_category": {str(cat): {**block(rows), "queries": int(rows.queries.iloc[0])}
+                            for cat, rows in per_category.groupby("category", sort=True)},
+            "category_mean": block(table[table.category == AVG]) if len(table) else nan,
             "missing_from_run": self.missing_from_run,
             "not_annotated": self.not_annotated,
         }
 
     def table(self, percent: bool = True) -> pd.DataFrame:
         """One row per category (then ``all``): one-to-one, ToolEq and Δ for each measure."""
-        scale = 100.0 if percent else 1.0
-        rows = []
-        groups = [(str(c), g) for c, g in self.per_query.groupby("category", sort=True)]
-        for name, group in [*groups, ("all", self.per_query)]:
-            row: dict[str, object] = {"category": name, "queries": len(group)}
-            for m in NAMES:
-                one, eq = group[f"one_to_one_{m}"].mean() * scale, group[f"tooleq_{m}"].mean() * scale
-                row[f"{m}@{self.k} one-to-one"] = one
-                row[f"{m}@{self.k} ToolEq"] = eq
-                row[f"{m}@{self.k} Δ"] = eq - one
-            rows.append(row)
-        return pd.DataFrame(rows)
+        table = means(self.long(""), by=["measure"], pooled=ALL, scale=100.0 if percent else 1.0)
+        rows: dict[str, dict[str, object]] = {}
+        for r in table.itertuples():
+            row = rows.setdefault(r.category, {"category": r.category, "queries": r.queries})
+            for kind in KINDS:
+                row[f"{r.measure} {KIND_LABEL[kind]}"] = getattr(r, kind)
+            row[f"{r.measure} Δ"] = r.delta
+        return pd.DataFrame(list(rows.values()))
 
 
 class GroundTruth:
@@ -209,10 +207,10 @@ class GroundTruth:
             "n_combinations": np.bincount(self.expanded.row, minlength=len(self.annotations)),
             "in_run": present,
         }
-        for m in NAMES:
-            frame[f"one_to_one_{m}"] = one[m]
-        for m in NAMES:
-            frame[f"tooleq_{m}"] = self.expanded.best(every[m]) if self.annotations else every[m]
+        for m in measures_at(k):
+            frame[m.column(ONE_TO_ONE)] = one[m.name]
+        for m in measures_at(k):
+            frame[m.column(TOOLEQ)] = self.expanded.best(every[m.name]) if self.annotations else every[m.name]
         return Evaluation(
             k=k,
             per_query=pd.DataFrame(frame),
