@@ -5,24 +5,38 @@
   seed skill sets by an LLM or by the offline template;
 * :func:`ensure_skilleq` runs ToolEX on it (same stages, judges and artifacts as for tools);
 * :func:`table3` scores BM25 and MiniLM one-to-one vs SkillEq beside the paper's rows;
-* :func:`tool_vs_skill_lengths` and :func:`figure5` draw the documentation-length figure.
+* :func:`tool_vs_skill_lengths` and :func:`figure5` draw the documentation-length figure;
+* :func:`open_skill_report` gives notebook 07 both, with the report layer's provenance and footers bound to them.
+
+``toolex skills`` (:mod:`toolex.commands.skills`; alias ``python -m toolex.skills``) runs it from the shell.
 """
 
 from toolex.skills.artifacts import (
     GENERATORS,
     SkillSettings,
     benchmark_folder,
+    benchmark_key,
     ensure_skill_benchmark,
     ensure_skilleq,
     make_generator,
     record_benchmark,
     recorded_skills_dir,
+    skilleq_key,
     skills_dir,
     work_folder,
 )
 from toolex.skills.build import BuildReport, SkillQuery, build_queries
-from toolex.skills.lengths import TOKENIZERS, figure5, length_summary, token_lengths, tool_vs_skill_lengths
+from toolex.skills.lengths import (
+    TOKENIZERS,
+    figure5,
+    length_figure,
+    length_footer,
+    length_summary,
+    token_lengths,
+    tool_vs_skill_lengths,
+)
 from toolex.skills.loader import load_skills, repository_of, skill_tool
+from toolex.skills.report import SkillReport, open_skill_report
 from toolex.skills.results import paper_rows, table3, wide
 from toolex.skills.seeds import Seed, SeedSampler
 from toolex.skills.text import leaked_names
@@ -34,21 +48,27 @@ __all__ = [
     "Seed",
     "SeedSampler",
     "SkillQuery",
+    "SkillReport",
     "SkillSettings",
     "benchmark_folder",
+    "benchmark_key",
     "build_queries",
     "ensure_skill_benchmark",
     "ensure_skilleq",
     "figure5",
     "leaked_names",
+    "length_figure",
+    "length_footer",
     "length_summary",
     "load_skills",
     "make_generator",
+    "open_skill_report",
     "paper_rows",
     "record_benchmark",
     "recorded_skills_dir",
     "repository_of",
     "skill_tool",
+    "skilleq_key",
     "skills_dir",
     "table3",
     "token_lengths",

@@ -4,31 +4,36 @@ Layout under :func:`skills_dir` (``<artifacts>/skills``; LLM-written benchmarks 
 :func:`recorded_skills_dir`, ``data/skills``, and found there too)::
 
     <setting>-<generator>/benchmark/{queries.jsonl, pool_ids.txt, manifest.json}
-    <setting>-<generator>/skilleq-<judge>/{subqueries.jsonl, verified.jsonl, query_combo_verified.jsonl,
-                                           annotations.jsonl, manifest.json}
+    <setting>-<generator>/summary-<judge>.json            (written by ``toolex skills``)
 
 ``setting`` is ``full`` or ``smoke``; ``generator`` is ``offline-template`` or ``llm-<model>``. A benchmark
-folder is reused when its manifest's ``key`` (corpus checksum, settings, generator and prompt) matches; the
-ToolEX folder is resumed by the annotation pipeline's own stage fingerprints.
+folder is reused when its manifest's ``key`` (:func:`benchmark_key`: corpus checksum, settings, generator and
+prompt) matches. SkillEq is one more cached annotation folder of the report layer
+(``<artifacts>/annotations/skilleq-<setting>-<generator>-<judge>-<key>``, see :func:`ensure_skilleq`), keyed
+like every other by the benchmark, the judge's own settings and the config, and resumed by the annotation
+pipeline's stage keys when incomplete.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolex import __version__
+from toolex.annotate.keys import digest
 from toolex.data.records import Benchmark, Tool
 from toolex.errors import InputError
 from toolex.skills.build import Generator, build_queries
 from toolex.skills.loader import corpus_checksum, default_corpus, load_skills
 from toolex.skills.pool import sample_pool
 from toolex.skills.store import MANIFEST, POOL, QUERIES, read_benchmark, read_manifest, write_benchmark
+
+if TYPE_CHECKING:
+    from toolex.annotate.pipeline import AnnotateConfig
 
 GENERATORS = ("auto", "recorded", "offline", "local", "api")
 
@@ -98,10 +103,10 @@ def llm_available() -> str | None:
         return None
 
 
-def _key(checksum: str, settings: SkillSettings, generator: dict[str, Any]) -> str:
-    stable = {k: v for k, v in generator.items() if k != "usage"}
-    blob = json.dumps([checksum, asdict(settings), stable], sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+def benchmark_key(checksum: str, settings: SkillSettings, generator: dict[str, Any]) -> str:
+    """A benchmark folder's key: the corpus checksum, the settings and the generator's own description (its
+    ``describe()`` less the usage it tallies)."""
+    return digest(checksum, settings, {k: v for k, v in generator.items() if k != "usage"})
 
 
 def _existing_llm_folder(settings: SkillSettings, checksum: str) -> Path | None:
@@ -140,7 +145,7 @@ def ensure_skill_benchmark(settings: SkillSettings | None = None, generator: str
     else:
         gen = generator
     described = gen.describe()
-    key = _key(checksum, settings, described)
+    key = benchmark_key(checksum, settings, described)
     folder = skills_dir() / f"{settings.label}-{slug(gen.name)}" / "benchmark"
     if not rebuild and read_manifest(folder).get("key") == key:
         return read_benchmark(folder, skills)
@@ -196,21 +201,28 @@ def work_folder(benchmark: Benchmark) -> Path:
     return skills_dir() / benchmark_folder(benchmark).name
 
 
-def ensure_skilleq(benchmark: Benchmark, judge: str = "offline", retriever: Any = None,
-                   config: Any = None, out_dir: str | Path | None = None, progress: bool = True) -> Path:
-    """Run ToolEX (same stages, judges and artifacts as for tools) on a skill benchmark; returns its folder.
+def skilleq_key(benchmark: Benchmark) -> str:
+    """What decides a SkillEq folder besides the judge and the config: the benchmark's files (queries and pool
+    ids), the corpus the skill texts come from and the query ids (the report layer's fingerprint)."""
+    from toolex.report.artifacts import fingerprint
 
-    ``retriever``: a dense retriever shared by the candidate search and the offline judge (MiniLM default).
+    corpus = benchmark.meta.get("corpus", {}).get("checksum")
+    return fingerprint(benchmark.checksum, corpus, [q.id for q in benchmark.queries])
+
+
+def ensure_skilleq(benchmark: Benchmark, judge: str = "offline", config: AnnotateConfig | None = None,
+                   progress: bool = True) -> Path:
+    """SkillEq: ToolEX (same stages, judges and artifacts as for tools) on a skill benchmark; returns its folder.
+
+    The folder is the report layer's cached annotation folder
+    (:func:`toolex.report.artifacts.ensure_toolex`, ``annotations/skilleq-<setting>-<generator>-<judge>-<key>``):
+    reused when complete, else computed with the judge :func:`toolex.annotate.judges.build_judge` makes, its key
+    from :func:`skilleq_key`, the judge's own settings and ``config`` (default :class:`AnnotateConfig`).
     """
-    from toolex.annotate.judges import build_judge
-    from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+    from toolex.annotate.pipeline import AnnotateConfig
+    from toolex.report.artifacts import ensure_toolex
 
     config = config or AnnotateConfig()
-    if retriever is None:
-        from toolex.retrieval import build_retriever
-
-        retriever = build_retriever(config.retriever, progress=progress)
-    judge_obj = build_judge(judge, embedder=retriever if judge == "offline" else None, progress=progress)
-    folder = Path(out_dir) if out_dir is not None else work_folder(benchmark) / f"skilleq-{slug(judge)}"
-    ToolEX([benchmark], judge_obj, folder, config, retriever=retriever, progress=progress).run()
-    return folder
+    label = f"skilleq-{benchmark_folder(benchmark).name}-{slug(judge)}"
+    folder = ensure_toolex(label, skilleq_key(benchmark), [benchmark], benchmark.queries, config, judge, progress)
+    return folder.folder

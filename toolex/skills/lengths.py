@@ -58,21 +58,10 @@ def length_summary(table: pd.DataFrame) -> pd.DataFrame:
                          "max": grouped.max()})
 
 
-def figure5(table: pd.DataFrame, tokenizer: str, data_note: str, out_dir: str | Path | None = None,
-            stem: str = "figure5_doc_lengths") -> dict[str, Any]:
-    """Histogram (log-spaced bins, log x axis) of each group's lengths; saved as PNG and PDF.
-
-    The footer names ``data_note`` (which tools and skills) and the tokenizer. Returns the figure and paths.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
+def length_figure(table: pd.DataFrame) -> Any:
+    """Histogram (log-spaced bins, log x axis) of each group's lengths, its median dashed; not yet saved."""
     import matplotlib.pyplot as plt
 
-    from toolex.paths import figures_dir
-
-    out = Path(out_dir) if out_dir is not None else figures_dir()
-    out.mkdir(parents=True, exist_ok=True)
     positive = table[table["tokens"] > 0]
     top = max(int(positive["tokens"].max()), 10)
     bins = np.logspace(0, np.log10(top) + 0.05, 50)
@@ -87,15 +76,25 @@ def figure5(table: pd.DataFrame, tokenizer: str, data_note: str, out_dir: str | 
     ax.set_ylabel("share of documents")
     ax.legend(frameon=False)
     ax.set_title("Documentation length: tools vs skills")
-    fig.text(0.01, 0.01, f"{data_note}\ntokenizer: {TOKENIZERS.get(tokenizer, tokenizer)}", fontsize=6.5,
-             color="0.35", va="bottom")
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
-    paths = {}
-    for suffix in ("png", "pdf"):
-        path = out / f"{stem}.{suffix}"
-        fig.savefig(path, dpi=200 if suffix == "png" else None)
-        paths[suffix] = path
-    return {"figure": fig, "paths": paths}
+    fig.tight_layout()
+    return fig
+
+
+def length_footer(data_note: str, tokenizer: str) -> str:
+    """The report layer's figure footer naming ``data_note`` (which tools and skills) and the tokenizer."""
+    from toolex.report.provenance import footer
+
+    return footer(data_note, note=f"Tokenizer: {TOKENIZERS.get(tokenizer, tokenizer)}")
+
+
+def figure5(table: pd.DataFrame, tokenizer: str, data_note: str, out_dir: str | Path | None = None,
+            stem: str = "figure5_doc_lengths") -> dict[str, Any]:
+    """:func:`length_figure` saved as PNG and PDF by :func:`toolex.report.export.save_figure` (default folder:
+    :func:`toolex.paths.figures_dir`) with :func:`length_footer`. Returns the figure and the paths."""
+    from toolex.report.export import save_figure
+
+    fig = length_figure(table)
+    return {"figure": fig, "paths": save_figure(fig, stem, length_footer(data_note, tokenizer), out_dir)}
 
 
 def tool_vs_skill_lengths(skills: Mapping[str, Any], tokenizer: str = "minilm", tools: Mapping[str, Any] | None = None,
@@ -115,7 +114,7 @@ def tool_vs_skill_lengths(skills: Mapping[str, Any], tokenizer: str = "minilm", 
     if limit is not None:
         rng = random.Random(seed)
         groups = {k: (rng.sample(v, limit) if len(v) > limit else v) for k, v in groups.items()}
-    note = (f"data: {len(groups['tools']):,} tools of the ToolRet snapshot (tool .text: documentation as JSON); "
+    note = (f"{len(groups['tools']):,} tools of the ToolRet snapshot (tool .text: documentation as JSON); "
             f"{len(groups['skills']):,} agent skills (name + description + SKILL.md body)"
             + (f"; sample of {limit:,} per group" if limit is not None else ""))
     return length_table(groups, tokenizer), note
