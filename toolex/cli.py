@@ -22,6 +22,7 @@ COMMANDS = {
     "review": "toolex.commands.review",
     "validate": "toolex.commands.validate",
     "paper-check": "toolex.commands.paper_check",
+    "skills": "toolex.commands.skills",
 }
 
 
