@@ -137,7 +137,12 @@ def test_a_failed_decomposition_stays_in_every_denominator_and_is_flagged(tmp_pa
     all_ = stats.loc["all"]
     assert all_["queries"] == 3 and all_["decomposition_failures"] == 1 and all_["flagged_queries"] == 1
     assert all_["missing_sub_queries"] == 2
-    assert all_["sub_queries"] == 2 + 3 + 2  # q1 and q3 decomposed; q2's two sub-queries are missing
+    assert all_["sub_queries"] == 2 + 3  # q1 and q3 decomposed; q2's two sub-queries are missing
+    verified = folder.verified_sets()
+    assert all_["verified_items"] == sum(len(v.verified) for v in verified)
+    assert all_["sub_queries_with_extra_equivalent_pct"] == pytest.approx(
+        100 * sum(len(v.verified) > 1 for v in verified) / (5 + 2))
+    assert all_["avg_items_per_sub_query"] == pytest.approx((all_["verified_items"] + 2) / 7)
     q2 = next(a for a in folder.audited() if a.query_id == "q2")
     assert q2.valid == [("n", "t")]  # C* only
     # a folder whose Stage 3 lost the query still counts it (the old count read Stage 3 alone)

@@ -2,9 +2,10 @@
 
 Combinations are counted as sets of tools: a permutation of C*, or two combinations equal as sets, is one
 combination. A query whose decomposition failed (or that has no record of Stage 1 or Stage 3) stays in every
-denominator: it counts in ``queries`` with C* as its only combination, its |C*| sub-queries count in
-``sub_queries`` as missing (``missing_sub_queries``), each with its reference tool as its only verified item,
-and it is flagged. ``flagged_queries`` counts the queries with any failed judgement (decomposition, a
+denominator: it counts in ``queries`` with C* as its only combination, and its |C*| sub-queries are
+``missing_sub_queries``. ``sub_queries`` and ``verified_items`` count what Stages 1 and 2 produced; the two
+sub-query ratios are over every sub-query of every query, a missing one holding its reference tool only (so
+no extra equivalent). ``flagged_queries`` counts the queries with any failed judgement (decomposition, a
 verification of one of their candidates, an audit of one of their combinations) or a missing record: their
 expansion may be incomplete.
 """
@@ -49,19 +50,20 @@ def _row(decompositions: Sequence[Decomposition], verified: Sequence[VerifiedSet
     decomposed = {d.query_id for d in decompositions if d.ok}
     reference = {a.query_id: a.reference for a in audited}
     missing = sum(len(reference.get(q, ())) for q in ids - decomposed)
-    sub_queries = len(verified) + missing
-    items = sum(len(v.verified) for v in verified) + missing  # a missing sub-query keeps its reference tool
+    sub_queries = len(verified)
+    items = sum(len(v.verified) for v in verified)
+    every = sub_queries + missing  # a missing sub-query keeps its reference tool only
     valid_by_query = {a.query_id: distinct_valid(a) for a in audited}
     valid = sum(valid_by_query.get(q, 1) for q in ids)
     return {
         "queries": n_queries,
         "sub_queries": sub_queries,
         "verified_items": items,
-        "avg_items_per_sub_query": items / sub_queries if sub_queries else 0.0,
+        "avg_items_per_sub_query": (items + missing) / every if every else 0.0,
         "valid_combinations": valid,
         "avg_combinations_per_query": valid / n_queries if n_queries else 0.0,
-        "sub_queries_with_extra_equivalent_pct": 100 * sum(len(v.verified) > 1 for v in verified) / sub_queries
-        if sub_queries else 0.0,
+        "sub_queries_with_extra_equivalent_pct": 100 * sum(len(v.verified) > 1 for v in verified) / every
+        if every else 0.0,
         "queries_with_extra_combination_pct": 100 * sum(n > 1 for n in valid_by_query.values()) / n_queries
         if n_queries else 0.0,
         "decomposition_failures": sum(not d.ok for d in decompositions),
