@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import yaml
@@ -44,12 +45,21 @@ def load_table3(folder: str | Path | None = None) -> pd.DataFrame:
     return _read_csv(_folder(folder) / "table3_skill_results.csv", ("model", "metric", "skillret", "skilleq"))
 
 
-def load_claims(folder: str | Path | None = None) -> dict:
-    path = _folder(folder) / "claims.yaml"
+def claims_file(folder: str | Path | None = None) -> Path:
+    """The paper's ``claims.yaml`` (the headline numbers its text states)."""
+    return _folder(folder) / "claims.yaml"
+
+
+def load_claims(folder: str | Path | None = None) -> dict[str, Any]:
+    """The paper's ``claims.yaml`` as a mapping."""
+    path = claims_file(folder)
     if not path.exists():
         raise InputError(path, "claims file not found")
     try:
         with open(path, encoding="utf-8") as handle:
-            return yaml.safe_load(handle)
+            data = yaml.safe_load(handle)
     except yaml.YAMLError as exc:
         raise InputError(path, f"unreadable YAML ({exc})") from None
+    if not isinstance(data, dict):
+        raise InputError(path, "the claims file is not a mapping of claim names to values")
+    return data
