@@ -212,7 +212,9 @@ def load_sgd(folder: str | Path, part: str, per_intent: int = PER_INTENT, seed: 
             raise InputError(folder / DIALOGUES, "two intent openings share one query id", record=q.id)
         seen.add(q.id)
     sources = [folder / f"schema_{s}.json" for s in SPLITS] + [folder / DIALOGUES]
-    return Benchmark(f"sgd/{part}", queries, tools, files_checksum(sources), tuple(str(s) for s in sources),
+    # the parts share their source files: the checksum covers the part and the draw as well
+    checksum = hashlib.sha256(f"{files_checksum(sources)}:{part}:{per_intent}:{seed}".encode()).hexdigest()
+    return Benchmark(f"sgd/{part}", queries, tools, checksum, tuple(str(s) for s in sources),
                      {"per_intent": per_intent, "seed": seed, "licence": "CC BY-SA 4.0",
                       "attribution": ATTRIBUTION})
 

@@ -90,6 +90,31 @@ def goal_check(result: ValidationResult, metric: str = "ndcg@10", share: tuple[f
                          "under_ok": rows["under_credit"] <= credit}).reset_index(drop=True)
 
 
+def keep_validation(folder: str | Path, runs: Mapping[str, str | Path], out: str | Path, label: str,
+                    k: int = 10, bootstrap: int = 1000, seed: int = 0) -> ValidationResult:
+    """Validate the annotations of a finished ToolEX folder on an ``sgd/*`` benchmark against its human gold
+    (the folder's own queries only) and keep the result as ``out`` (read back by :func:`recorded_validations`)."""
+    from toolex.annotate.artifacts import ArtifactFolder
+    from toolex.data import load_benchmark
+    from toolex.io.annotations import read_annotations
+    from toolex.io.atomic import write_json
+
+    artifacts = ArtifactFolder(folder)
+    manifest = artifacts.manifest()
+    annotations = read_annotations(artifacts.annotations_path())
+    benchmark = load_benchmark(manifest["benchmarks"][0]["name"])
+    gold = gold_of(benchmark, [a.query_id for a in annotations])
+    result = validate(gold, annotations, dict(runs), k=k, bootstrap=bootstrap, seed=seed)
+    judge = manifest.get("judge", {})
+    record = {"label": label, "judge": judge.get("name"), "data": f"{benchmark.name}, {len(annotations)} queries "
+              f"(data sha256 {benchmark.checksum[:8]})", "annotation_settings": manifest.get("config", {}),
+              "ledger": {key: manifest.get("ledger", {}).get(key) for key in ("total", "routing")
+                         if key in manifest.get("ledger", {})},
+              **result.summary(), "goals": goal_check(result).to_dict(orient="records")}
+    write_json(Path(out), json.loads(json.dumps(record, default=str)))
+    return result
+
+
 def recorded_validations(folder: str | Path | None = None) -> dict[str, ValidationResult]:
     """The kept validations of other judges (``data/validation/sgd_report_*.json``, ``toolex validate --json``
     output), named by their judge and sample; the credit table is rebuilt from each file's summary."""
