@@ -8,8 +8,6 @@ bytes.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -30,7 +28,7 @@ from toolex.annotate.artifacts import (
 )
 from toolex.annotate.combine import best_combinations, product_size
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
-from toolex.annotate.keys import stage_key
+from toolex.annotate.keys import digest, stage_key
 from toolex.annotate.prompts import PROMPT_VERSION
 from toolex.annotate.records import AuditedQuery, Candidate, Combination, Decomposition, Verdict, VerifiedSet
 from toolex.data.records import Benchmark, Query, Tool
@@ -60,10 +58,6 @@ class AnnotateConfig:
     rrf_k: int = 60
 
 
-def _fingerprint(*parts: Any) -> str:
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
 class ToolEX:
     """Runs the three stages over benchmarks into an artifact folder."""
 
@@ -89,7 +83,7 @@ class ToolEX:
     # -- bookkeeping -------------------------------------------------------------------------------------
     @property
     def data_fingerprint(self) -> str:
-        return _fingerprint([b.checksum for b in self.benchmarks], [q.id for q in self.queries], self.config.pool)
+        return digest([b.checksum for b in self.benchmarks], [q.id for q in self.queries], self.config.pool)
 
     def _stage_key(self, stage: str) -> str:
         """Data, the judge's own settings for this stage, the config fields of this stage and the stage's
