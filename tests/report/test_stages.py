@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from tests.widgets.toy import toy_data
 from toolex.report import stages
-from toolex.widgets.demo import toy_data
 
 GROUPS = {"q1": "toy/web", "q2": "toy/code"}
 

@@ -1,11 +1,11 @@
-"""The widget tests run on the toy annotation run of :mod:`toolex.widgets.demo`."""
+"""The widget tests run on the toy annotation run of :mod:`tests.widgets.toy`."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.widgets.toy import toy_data
 from toolex.widgets.data import InspectorData
-from toolex.widgets.demo import toy_data
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""A tiny hand-made annotation run (two queries, six tools): a demo of the widgets and the fixture of their tests."""
+"""A tiny hand-made annotation run (two queries, six tools): the fixture of the widget and stage-table tests."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from toolex.errors import InputError, ToolexError
 from toolex.io.annotations import read_annotations
 from toolex.io.atomic import atomic_writer
 from toolex.io.trec import read_run
-from toolex.metrics import NAMES, RunArrays, evaluate
+from toolex.metrics import ONE_TO_ONE, TOOLEQ, RunArrays, evaluate, measures_at
 
 HELP = "score a TREC run with one-to-one (Tool-DE) and ToolEq NDCG / Recall / Comp@K"
 
@@ -28,15 +28,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def format_table(summary: dict) -> str:
-    k = summary["k"]
-    header = f"{'':<14}" + "".join(f"{f'{m}@{k}':>27}" for m in NAMES)
-    sub = f"{'':<14}" + "".join(f"{'1:1':>9}{'ToolEq':>9}{'Δ':>9}" for _ in NAMES)
+    """The summary per category and overall: one-to-one, ToolEq and Δ of each measure, in percent."""
+    measures = measures_at(summary["k"])
+    header = f"{'':<14}" + "".join(f"{m.key:>27}" for m in measures)
+    sub = f"{'':<14}" + "".join(f"{'1:1':>9}{'ToolEq':>9}{'Δ':>9}" for _ in measures)
     lines = [header, sub]
 
     def row(name: str, block: dict, n: int) -> str:
         cells = ""
-        for m in NAMES:
-            one, eq = 100 * block["one_to_one"][m], 100 * block["tooleq"][m]
+        for m in measures:
+            one, eq = 100 * block[ONE_TO_ONE][m.name], 100 * block[TOOLEQ][m.name]
             cells += f"{one:9.2f}{eq:9.2f}{eq - one:+9.2f}"
         return f"{name[:8]:<8}{n:>6}" + cells
 

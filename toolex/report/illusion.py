@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from toolex.metrics import Measure
+from toolex.metrics.long import AVG, QUERY_LEVEL
 from toolex.paper.claims import finetuning_gains, illusion_share
 
 
@@ -29,10 +31,10 @@ def paper_illusion(table2: pd.DataFrame, metric: str = "ndcg@10", printed: bool 
 
 
 def own_illusion(results: pd.DataFrame, pairs: Sequence[tuple[str, str]], metric: str = "ndcg@10",
-                 level: str = "query") -> pd.DataFrame:
+                 level: str = QUERY_LEVEL) -> pd.DataFrame:
     """Gains and illusion share of configured (base, fine-tuned) retriever pairs from our main-results table
     (the ``Avg`` rows: mean over categories)."""
-    rows = results[(results.level == level) & (results.category == "Avg") & (results.metric == metric)]
+    rows = results[(results.level == level) & (results.category == AVG) & (results.metric == Measure.parse(metric).key)]
     means = rows.set_index("retriever")[["one_to_one", "tooleq"]]
     out = []
     for base, tuned in pairs:

@@ -8,7 +8,8 @@ import pandas as pd
 
 from toolex.io.annotations import Annotation
 from toolex.io.trec import Run
-from toolex.metrics import NAMES, Evaluation, GroundTruth
+from toolex.metrics import GroundTruth, long
+from toolex.metrics.long import AVG, QUERY_LEVEL
 
 OURS = "ours"
 PAPER = "reported by the paper"
@@ -20,39 +21,28 @@ def category_label(category: str) -> str:
     return category[:1].upper() + category[1:] if category else category
 
 
-def evaluate_runs(runs: Mapping[str, Run], annotations: Sequence[Annotation] | GroundTruth,
-                  k: int = 10) -> dict[str, Evaluation]:
-    """Every run scored against the same ground truth (built once)."""
+def evaluate_runs(runs: Mapping[tuple[str, str], Run] | Mapping[str, Run],
+                  annotations: Sequence[Annotation] | GroundTruth, k: int = 10,
+                  benchmarks: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Every run scored against the same ground truth (built once), as one long form (:mod:`toolex.metrics.long`).
+
+    ``runs`` is keyed by ``(level, retriever)`` (``level``: ``query`` or ``subquery_oracle``) or by retriever
+    alone (query level); ``benchmarks`` maps query ids to their benchmark.
+    """
     truth = annotations if isinstance(annotations, GroundTruth) else GroundTruth(annotations)
-    return {name: truth.evaluate(run, k) for name, run in runs.items()}
+    frames = []
+    for key, run in runs.items():
+        level, name = key if isinstance(key, tuple) else (QUERY_LEVEL, key)
+        frames.append(truth.evaluate(run, k).long(name, level, benchmarks))
+    return long.concat(frames)
 
 
-def rows_of(evaluation: Evaluation, retriever: str, level: str = "query") -> list[dict]:
-    """Per category and the mean over categories (``Avg``): one-to-one, ToolEq and Δ in percent."""
-    frame = evaluation.per_query
-    rows = []
-    groups = [(category_label(str(c)), g) for c, g in frame.groupby("category", sort=True)]
-    for metric in NAMES:
-        means = []
-        for name, group in groups:
-            one, eq = 100 * group[f"one_to_one_{metric}"].mean(), 100 * group[f"tooleq_{metric}"].mean()
-            means.append((one, eq))
-            rows.append({"source": OURS, "level": level, "retriever": retriever, "category": name,
-                         "metric": f"{metric}@{evaluation.k}", "queries": len(group), "one_to_one": one,
-                         "tooleq": eq, "delta": eq - one})
-        if means:
-            one = sum(m[0] for m in means) / len(means)
-            eq = sum(m[1] for m in means) / len(means)
-            rows.append({"source": OURS, "level": level, "retriever": retriever, "category": "Avg",
-                         "metric": f"{metric}@{evaluation.k}", "queries": len(frame), "one_to_one": one,
-                         "tooleq": eq, "delta": eq - one})
-    return rows
-
-
-def main_results(evaluations: Mapping[tuple[str, str], Evaluation]) -> pd.DataFrame:
-    """Long table from ``{(level, retriever): Evaluation}``; ``level`` is ``query`` or ``subquery_oracle``."""
-    rows = [r for (level, name), ev in evaluations.items() for r in rows_of(ev, name, level)]
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+def main_results(scores: pd.DataFrame) -> pd.DataFrame:
+    """Table 2 in long form from the long-form scores: per level, retriever and measure, each category and the
+    mean over categories (``Avg``), one-to-one, ToolEq and Δ in percent."""
+    table = long.means(scores, average=AVG, scale=100.0, label=category_label)
+    table = table.rename(columns={"system": "retriever", "measure": "metric"}).assign(source=OURS)
+    return table[list(COLUMNS)]
 
 
 def paper_rows(table2: pd.DataFrame, models: Sequence[str] | None = None) -> pd.DataFrame:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from toolex.data import DEFAULT_BENCHMARKS
+from toolex.retrieval.baselines import DEFAULT_RETRIEVERS
 
-#: The retrievers available on the embedded default (no network, no GPU).
-DEFAULT_RETRIEVERS = ("bm25", "dense:minilm")
+__all__ = ["DEFAULT_RETRIEVERS", "SMOKE_BENCHMARKS", "SMOKE_SAMPLE", "ReportSettings", "env_judge", "env_smoke",
+           "flag"]
+
 #: Queries sampled per benchmark in the smoke setting that CI runs.
 SMOKE_SAMPLE = 25
 #: Benchmarks of the smoke setting: one per category (Web: API-Bank; Code: Toolink), both with multi-tool queries,
@@ -19,9 +21,14 @@ SMOKE_SAMPLE = 25
 SMOKE_BENCHMARKS = ("toolret/apibank", "toolret/toolink")
 
 
+def flag(text: str | bool | None) -> bool:
+    """A yes/no setting as the command line or environment gives it: ``1``, ``true``, ``yes`` are true."""
+    return str(text).strip().lower() in ("1", "true", "yes")
+
+
 def env_smoke() -> bool:
     """The smoke flag from the environment (``SMOKE=1``, as ``make paper SMOKE=1`` exports it)."""
-    return os.environ.get("SMOKE", "0").strip().lower() in ("1", "true", "yes")
+    return flag(os.environ.get("SMOKE", "0"))
 
 
 def env_judge() -> str:
@@ -54,9 +61,6 @@ class ReportSettings:
             benchmarks = benchmarks or SMOKE_BENCHMARKS
         return cls(tuple(benchmarks or DEFAULT_BENCHMARKS), tuple(retrievers or DEFAULT_RETRIEVERS), judge,
                    sample, k, seed, smoke=smoke)
-
-    def with_(self, **changes: Any) -> ReportSettings:
-        return replace(self, **changes)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)

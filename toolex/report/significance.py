@@ -8,8 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from toolex.metrics import NAMES, Evaluation
+from toolex.metrics import ONE_TO_ONE, TOOLEQ, long
 from toolex.report.results import category_label
+
+COLUMNS = ["level", "retriever", "category", "metric", "queries", "delta", "ci_low", "ci_high", "p_value"]
 
 
 @dataclass(frozen=True)
@@ -63,17 +65,17 @@ def paired_test(a: Sequence[float], b: Sequence[float], resamples: int = 10_000,
     return PairedTest(len(a), mean, low, high, randomisation_p(a, b, resamples, seed), level, resamples)
 
 
-def delta_significance(evaluation: Evaluation, retriever: str, level: str = "query", resamples: int = 10_000,
-                       seed: int = 0) -> pd.DataFrame:
-    """Per category (and ``all``) and metric: Δ in points with its 95% interval and p-value."""
-    frame = evaluation.per_query
-    groups = [(category_label(str(c)), g) for c, g in frame.groupby("category", sort=True)]
+def delta_significance(scores: pd.DataFrame, resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """From the long-form scores (:func:`toolex.report.results.evaluate_runs`): per level, retriever, category
+    (then ``all``) and measure, Δ in points with its 95% interval and p-value (queries paired in their order)."""
+    pairs = long.paired(scores)
     rows = []
-    for name, group in [*groups, ("all", frame)]:
-        for metric in NAMES:
-            test = paired_test(group[f"one_to_one_{metric}"].to_numpy(), group[f"tooleq_{metric}"].to_numpy(),
-                               resamples, seed=seed)
-            rows.append({"level": level, "retriever": retriever, "category": name,
-                         "metric": f"{metric}@{evaluation.k}", "queries": test.n, "delta": 100 * test.mean,
-                         "ci_low": 100 * test.low, "ci_high": 100 * test.high, "p_value": test.p_value})
-    return pd.DataFrame(rows)
+    for (level, system), frame in pairs.groupby(["level", "system"], sort=False):
+        groups = [(category_label(str(c)), g) for c, g in frame.groupby("category", sort=True)]
+        for name, group in [*groups, (long.ALL, frame)]:
+            for measure, part in group.groupby("measure", sort=False):
+                test = paired_test(part[ONE_TO_ONE].to_numpy(), part[TOOLEQ].to_numpy(), resamples, seed=seed)
+                rows.append({"level": level, "retriever": system, "category": name, "metric": measure,
+                             "queries": test.n, "delta": 100 * test.mean, "ci_low": 100 * test.low,
+                             "ci_high": 100 * test.high, "p_value": test.p_value})
+    return pd.DataFrame(rows, columns=COLUMNS)

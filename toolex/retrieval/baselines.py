@@ -14,7 +14,7 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -29,16 +29,20 @@ from toolex.io.trec import write_run
 from toolex.retrieval.base import DEFAULT_K, retrieve_queries
 from toolex.retrieval.spec import build_retriever
 
+#: The retrievers of the embedded default (no network, no GPU); the report layer's default too.
 DEFAULT_RETRIEVERS = ("bm25", "dense:minilm")
-MEASURES = ("ndcg", "recall", "comp")
 
 
-def _row(retriever: str, level: str, name: str, category: str, block: dict[str, Any], n: int, k: int) -> dict:
-    row: dict[str, Any] = {"retriever": retriever, "level": level, "name": name, "category": category,
-                           "queries": n}
-    for m in MEASURES:
-        row[f"{m}@{k}"] = round(100 * block["one_to_one"][m], 2)
-    return row
+def _rows(table: pd.DataFrame, spec: str, levels: Mapping[str, tuple[str, str, str]]) -> list[dict]:
+    """One row per group of a :func:`toolex.metrics.long.means` table, its one-to-one measures side by side
+    (percent, 2 decimals), in the order of ``levels``: the group's ``(level, name, category)`` columns."""
+    rows: dict[str, dict[str, Any]] = {}
+    for r in table.itertuples():
+        level, name, category = levels[r.category]
+        row = rows.setdefault(r.category, {"retriever": spec, "level": level, "name": name, "category": category,
+                                           "queries": int(r.queries)})
+        row[r.measure] = round(float(r.one_to_one), 2)
+    return [rows[group] for group in levels if group in rows]
 
 
 def run_baselines(retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
@@ -47,11 +51,15 @@ def run_baselines(retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
                   progress: bool = True, cache: bool | str | Path = True) -> pd.DataFrame:
     """Retrieve, score one-to-one and write the table (CSV, Markdown) and its provenance (JSON)."""
     from toolex.metrics import evaluate
+    from toolex.metrics.long import ALL, means
 
     out = Path(out_dir) if out_dir else paths.artifacts_dir()
     loaded = load_benchmarks(list(benchmarks), data_dir)
     pools = tool_pools(loaded, pool)
     rows, settings, timings = [], {}, {}
+    annotations = [a for bench in loaded for a in one_to_one(bench)]
+    benchmark_of = {q.id: bench.name for bench in loaded for q in bench.queries}
+    subsets = {bench.name: ("subset", bench.name, ",".join(bench.categories)) for bench in loaded}
     for spec in retrievers:
         retriever = build_retriever(spec, progress=progress, cache=cache)
         started = time.perf_counter()
@@ -61,21 +69,17 @@ def run_baselines(retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
             if indexed is not pools[bench.name]:
                 retriever.index(pools[bench.name])
                 indexed = pools[bench.name]
-            part = retrieve_queries(retriever, bench.queries, k=depth, progress=progress)
-            run.update(part)
-            summary = evaluate(part, one_to_one(bench), k=k).summary()
-            category = ",".join(bench.categories)
-            rows.append(_row(spec, "subset", bench.name, category, summary, summary["queries"], k))
+            run.update(retrieve_queries(retriever, bench.queries, k=depth, progress=progress))
         timings[spec] = round(time.perf_counter() - started, 2)
         settings[spec] = retriever.settings()
         stats = getattr(retriever, "stats", None)
         if stats is not None:
             settings[spec]["embedding_cache"] = stats.as_dict()
-        annotations = [a for bench in loaded for a in one_to_one(bench)]
-        summary = evaluate(run, annotations, k=k).summary()
-        for category, block in summary["by_category"].items():
-            rows.append(_row(spec, "category", category, category, block, block["queries"], k))
-        rows.append(_row(spec, "all", "all", "", summary, summary["queries"], k))
+        scores = evaluate(run, annotations, k=k).long(spec, benchmarks=benchmark_of)
+        rows += _rows(means(scores.assign(category=scores.benchmark), scale=100.0), spec, subsets)
+        categories = sorted(set(scores.category))
+        rows += _rows(means(scores, pooled=ALL, scale=100.0), spec,
+                      {**{c: ("category", c, c) for c in categories}, ALL: (ALL, ALL, "")})
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", spec)
         write_run(run, out / "runs" / "baselines" / f"{slug}.{pool}.trec", tag=slug)
     table = pd.DataFrame(rows)

@@ -11,25 +11,25 @@ import pandas as pd
 
 from toolex.data.records import Benchmark
 from toolex.io.annotations import read_annotations
-from toolex.metrics import evaluate
+from toolex.metrics import ONE_TO_ONE, TOOLEQ, evaluate, long
+from toolex.retrieval.baselines import DEFAULT_RETRIEVERS
 
-RETRIEVERS = ("bm25", "dense:minilm")
-METRICS = ("ndcg", "recall", "comp")
 #: Display names of our retrievers, matching the paper's row names where the model is the same.
 DISPLAY = {"bm25": "BM25 (bm25s)", "dense:minilm": "all-MiniLM-L6-v2"}
 PAPER_LABEL = "reported by the paper (SkillRet / SkillEq)"
 
 
-def score_retriever(benchmark: Benchmark, annotations: Sequence[Any], retriever: Any, k: int = 10) -> dict[str, Any]:
-    """One retriever's summary (``one_to_one`` and ``tooleq`` means) on the skill pool."""
+def score_retriever(benchmark: Benchmark, annotations: Sequence[Any], retriever: Any, k: int = 10,
+                    name: str = "") -> pd.DataFrame:
+    """One retriever's long-form scores (:mod:`toolex.metrics.long`) on the skill pool, as system ``name``."""
     from toolex.retrieval import retrieve_queries
 
     retriever.index(benchmark.tools)
     run = retrieve_queries(retriever, benchmark.queries, k=max(k, 100))
-    return evaluate(run, annotations, k=k).summary()
+    return evaluate(run, annotations, k=k).long(name or getattr(retriever, "name", ""))
 
 
-def table3(benchmark: Benchmark, skilleq: str | Path, retrievers: Sequence[str | Any] = RETRIEVERS,
+def table3(benchmark: Benchmark, skilleq: str | Path, retrievers: Sequence[str | Any] = DEFAULT_RETRIEVERS,
            k: int = 10, with_paper: bool = True, label: str | None = None) -> pd.DataFrame:
     """Rows ``model, metric, skillret, skilleq, delta, source`` (percent): ours first, then the paper's.
 
@@ -42,16 +42,15 @@ def table3(benchmark: Benchmark, skilleq: str | Path, retrievers: Sequence[str |
     generator = benchmark.meta.get("generator", {}).get("generator", "?")
     source = label or (f"ours: {len(benchmark)} SkillRet-style queries ({generator}), "
                        f"{len(benchmark.tools)} skills")
-    rows = []
+    scores = []
     for spec in retrievers:
         retriever = build_retriever(spec) if isinstance(spec, str) else spec
-        summary = score_retriever(benchmark, annotations, retriever, k)
         name = DISPLAY.get(str(spec), getattr(retriever, "name", str(spec)))
-        for m in METRICS:
-            one, eq = 100 * summary["one_to_one"][m], 100 * summary["tooleq"][m]
-            rows.append({"model": name, "metric": f"{m}@{k}", "skillret": one, "skilleq": eq,
-                         "delta": eq - one, "source": source})
-    frame = pd.DataFrame(rows)
+        scores.append(score_retriever(benchmark, annotations, retriever, k, name))
+    table = long.means(long.concat(scores), by=["system", "measure"], categories=False, pooled=long.ALL,
+                       scale=100.0)
+    frame = pd.DataFrame({"model": table["system"], "metric": table["measure"], "skillret": table[ONE_TO_ONE],
+                          "skilleq": table[TOOLEQ], "delta": table["delta"], "source": source})
     if with_paper:
         frame = pd.concat([frame, paper_rows()], ignore_index=True)
     return frame

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import ipywidgets as widgets
 import pandas as pd
 
-from toolex.metrics import NAMES
+from toolex.metrics import NAMES, ONE_TO_ONE, TOOLEQ, Measure, long
+from toolex.metrics.measures import KIND_LABEL
 from toolex.widgets.data import InspectorData
 from toolex.widgets.inspector import QueryInspector
 
@@ -16,35 +17,32 @@ ALL = "all"
 KS = (1, 3, 5, 10, 20, 50, 100)
 
 
-def _scores(data: InspectorData, name: str, k: int, category: str) -> pd.DataFrame:
-    """One retriever's per-query scores at ``k``, restricted to ``category`` unless it is ``all``."""
-    frame = data.per_query(name, k)
-    return frame if category == ALL else frame[frame.category == category]
+def scores(data: InspectorData, retrievers: Sequence[str], metric: str, k: int,
+           category: str = ALL) -> pd.DataFrame:
+    """The retrievers' long-form scores (:mod:`toolex.metrics.long`) for one measure at ``k``, restricted to
+    ``category`` unless it is ``all``."""
+    key = Measure(metric, k).key
+    frame = long.concat([data.evaluation(name, k).long(name) for name in retrievers])
+    keep = frame["measure"] == key
+    if category != ALL:
+        keep &= frame["category"] == category
+    return frame[keep]
 
 
 def category_summary(data: InspectorData, retrievers: Sequence[str], metric: str, k: int,
                      category: str = ALL) -> pd.DataFrame:
     """Per retriever: mean one-to-one, ToolEq and Δ (percent) over the category's queries."""
-    rows = []
-    for name in retrievers:
-        frame = _scores(data, name, k, category)
-        one, eq = 100 * frame[f"one_to_one_{metric}"].mean(), 100 * frame[f"tooleq_{metric}"].mean()
-        rows.append({"retriever": name, "queries": len(frame), "one_to_one": one, "tooleq": eq, "delta": eq - one})
-    return pd.DataFrame(rows)
+    table = long.means(scores(data, retrievers, metric, k, category), by=["system"], categories=False,
+                       pooled=category, scale=100.0)
+    return table.rename(columns={"system": "retriever"})[["retriever", "queries", ONE_TO_ONE, TOOLEQ, "delta"]]
 
 
 def query_points(data: InspectorData, retrievers: Sequence[str], metric: str, k: int,
                  category: str = ALL) -> pd.DataFrame:
     """Per retriever and query: the two scores and their gap, largest gap first."""
-    parts = []
-    for name in retrievers:
-        frame = _scores(data, name, k, category)
-        parts.append(pd.DataFrame({"retriever": name, "query_id": frame.index,
-                                   "one_to_one": frame[f"one_to_one_{metric}"].to_numpy(),
-                                   "tooleq": frame[f"tooleq_{metric}"].to_numpy()}))
-    points = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
-        columns=["retriever", "query_id", "one_to_one", "tooleq"])
-    points["gap"] = points.tooleq - points.one_to_one
+    pairs = long.paired(scores(data, retrievers, metric, k, category))
+    points = pairs.rename(columns={"system": "retriever"})[["retriever", "query_id", ONE_TO_ONE, TOOLEQ]]
+    points = points.assign(gap=points[TOOLEQ] - points[ONE_TO_ONE])
     return points.sort_values(["gap", "query_id"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 
@@ -111,7 +109,7 @@ class DeltaExplorer:
             ax.bar([i - 0.2 for i in x], self.summary.one_to_one, 0.4, label="one-to-one", color="tab:gray")
             ax.bar([i + 0.2 for i in x], self.summary.tooleq, 0.4, label="ToolEq", color="tab:blue")
             ax.set_xticks(list(x), list(self.summary.retriever), fontsize=8)
-            ax.set_ylabel(f"{metric}@{k} (%)")
+            ax.set_ylabel(f"{Measure(metric, k).key} (%)")
             ax.set_title(f"category: {category}", fontsize=9)
             ax.legend(fontsize=7)
             plt.show()
@@ -120,8 +118,8 @@ class DeltaExplorer:
             for name, group in self.points.groupby("retriever", sort=False):
                 ax.scatter(group.one_to_one, group.tooleq, s=10, alpha=0.5, label=name)
             ax.plot([0, 1], [0, 1], color="0.5", lw=0.7)
-            ax.set_xlabel(f"one-to-one {metric}@{k}")
-            ax.set_ylabel(f"ToolEq {metric}@{k}")
+            ax.set_xlabel(f"{KIND_LABEL[ONE_TO_ONE]} {Measure(metric, k).key}")
+            ax.set_ylabel(f"{KIND_LABEL[TOOLEQ]} {Measure(metric, k).key}")
             ax.legend(fontsize=7)
             plt.show()
 
