@@ -1,12 +1,14 @@
-"""Every notebook runs headless in the smoke setting and writes its figures and tables (``make test-notebooks``
-runs it alone)."""
+"""Every notebook runs headless in the smoke setting, writes its figures and tables, and its key numbers match
+the expected values kept as data (``data/expected/notebooks_smoke.csv``; ``make test-notebooks`` runs it alone)."""
 
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 
+from tests.notebooks import expected
 from toolex.report import runner
 
 pytestmark = pytest.mark.notebooks
@@ -34,3 +36,8 @@ def test_smoke_run(tmp_path, monkeypatch):
             assert (tmp_path / "tables" / f"{stem}.{ext}").exists()
     shares = (tmp_path / "tables" / "05_illusion_paper.csv").read_text()
     assert "reported by the paper" in shares
+    failures, skipped = expected.check(expected.load(), tmp_path / "tables")
+    assert not failures, "numbers changed (python -m tests.notebooks.expected TABLES to accept):\n" + "\n".join(failures)
+    if skipped:
+        warnings.warn(f"{skipped} judge-dependent expected numbers not checked: the smoke run used another "
+                      "annotation folder (judge, its settings or the stages' code changed)", stacklevel=1)

@@ -15,6 +15,7 @@ from toolex.io.annotations import read_annotations
 from toolex.io.atomic import atomic_writer
 from toolex.io.trec import read_run
 from toolex.metrics import ONE_TO_ONE, TOOLEQ, RunArrays, evaluate, measures_at
+from toolex.metrics.long import ALL
 
 HELP = "score a TREC run with one-to-one (Tool-DE) and ToolEq NDCG / Recall / Comp@K"
 
@@ -43,7 +44,7 @@ def format_table(summary: dict) -> str:
 
     for category, block in summary["by_category"].items():
         lines.append(row(category, block, block["queries"]))
-    lines.append(row("all", summary, summary["queries"]))
+    lines.append(row(ALL, summary, summary["queries"]))
     return "\n".join(lines)
 
 

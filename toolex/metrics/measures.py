@@ -65,6 +65,10 @@ class Measure:
         return cls(match.group(1).lower(), int(match.group(2)))
 
 
+#: The paper's headline measure (its figures and the explorer's first view).
+HEADLINE = Measure("ndcg", 10)
+
+
 def _kind(kind: str) -> str:
     if kind not in KINDS:
         raise ValueError(f"unknown annotation kind {kind!r}; known: {', '.join(KINDS)}")

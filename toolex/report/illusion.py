@@ -12,10 +12,11 @@ import pandas as pd
 
 from toolex.metrics import Measure
 from toolex.metrics.long import AVG, QUERY_LEVEL
+from toolex.metrics.measures import HEADLINE
 from toolex.paper.claims import finetuning_gains, illusion_share
 
 
-def paper_illusion(table2: pd.DataFrame, metric: str = "ndcg@10", printed: bool = True) -> pd.DataFrame:
+def paper_illusion(table2: pd.DataFrame, metric: str = HEADLINE.key, printed: bool = True) -> pd.DataFrame:
     """The paper's two pairs (0.6B, 4B); with ``printed`` the share comes from the gains rounded to 0.1 point,
     as the paper divides them (30% and 47%), beside the share from unrounded cells."""
     gains = finetuning_gains(table2, metric=metric).reset_index()
@@ -30,7 +31,7 @@ def paper_illusion(table2: pd.DataFrame, metric: str = "ndcg@10", printed: bool 
     return gains
 
 
-def own_illusion(results: pd.DataFrame, pairs: Sequence[tuple[str, str]], metric: str = "ndcg@10",
+def own_illusion(results: pd.DataFrame, pairs: Sequence[tuple[str, str]], metric: str = HEADLINE.key,
                  level: str = QUERY_LEVEL) -> pd.DataFrame:
     """Gains and illusion share of configured (base, fine-tuned) retriever pairs from our main-results table
     (the ``Avg`` rows: mean over categories)."""

@@ -10,6 +10,7 @@ from toolex.io.annotations import Annotation
 from toolex.io.trec import Run
 from toolex.metrics import GroundTruth, long
 from toolex.metrics.long import AVG, QUERY_LEVEL
+from toolex.metrics.measures import HEADLINE
 
 OURS = "ours"
 PAPER = "reported by the paper"
@@ -50,7 +51,7 @@ def paper_rows(table2: pd.DataFrame, models: Sequence[str] | None = None) -> pd.
     frame = table2 if models is None else table2[table2.model.isin(models)]
     frame = frame.rename(columns={"model": "retriever", "tool_de": "one_to_one"}).copy()
     avg = frame.groupby(["level", "retriever", "metric"], as_index=False, sort=False)[["one_to_one", "tooleq"]].mean()
-    avg["category"] = "Avg"
+    avg["category"] = AVG
     frame = pd.concat([frame, avg], ignore_index=True)
     frame["delta"] = frame.tooleq - frame.one_to_one
     frame["source"] = PAPER
@@ -70,6 +71,6 @@ def wide(long: pd.DataFrame, metrics: Sequence[str] | None = None) -> pd.DataFra
     return out.reset_index()
 
 
-def side_by_side(ours: pd.DataFrame, paper: pd.DataFrame, metric: str = "ndcg@10") -> pd.DataFrame:
+def side_by_side(ours: pd.DataFrame, paper: pd.DataFrame, metric: str = HEADLINE.key) -> pd.DataFrame:
     """Our rows and the paper's rows for one metric, wide, ours first."""
     return wide(pd.concat([ours, paper], ignore_index=True), [metric])

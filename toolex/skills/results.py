@@ -12,6 +12,7 @@ import pandas as pd
 from toolex.data.records import Benchmark
 from toolex.io.annotations import read_annotations
 from toolex.metrics import ONE_TO_ONE, TOOLEQ, evaluate, long
+from toolex.metrics.measures import HEADLINE
 from toolex.retrieval.baselines import DEFAULT_RETRIEVERS
 
 #: Display names of our retrievers, matching the paper's row names where the model is the same.
@@ -66,7 +67,7 @@ def paper_rows() -> pd.DataFrame:
     return paper[["model", "metric", "skillret", "skilleq", "delta", "source"]]
 
 
-def wide(frame: pd.DataFrame, metric: str = "ndcg@10") -> pd.DataFrame:
+def wide(frame: pd.DataFrame, metric: str = HEADLINE.key) -> pd.DataFrame:
     """One row per model for one metric (``skillret``, ``skilleq``, ``delta``), ours and the paper's."""
     part = frame[frame["metric"] == metric]
     return part.set_index(["source", "model"])[["skillret", "skilleq", "delta"]].round(1)

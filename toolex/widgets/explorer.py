@@ -9,11 +9,11 @@ import ipywidgets as widgets
 import pandas as pd
 
 from toolex.metrics import NAMES, ONE_TO_ONE, TOOLEQ, Measure, long
-from toolex.metrics.measures import KIND_LABEL
+from toolex.metrics.long import ALL
+from toolex.metrics.measures import HEADLINE, KIND_LABEL
 from toolex.widgets.data import InspectorData
 from toolex.widgets.inspector import QueryInspector
 
-ALL = "all"
 KS = (1, 3, 5, 10, 20, 50, 100)
 
 
@@ -54,8 +54,8 @@ class DeltaExplorer:
         self.data, self.inspector, self.plots = data, inspector, plots
         names = list(data.runs)
         self.retrievers = widgets.SelectMultiple(options=names, value=tuple(names), description="retrievers")
-        self.metric = widgets.Dropdown(options=list(NAMES), value="ndcg", description="metric")
-        self.k = widgets.Dropdown(options=list(KS), value=k if k in KS else 10, description="K")
+        self.metric = widgets.Dropdown(options=list(NAMES), value=HEADLINE.name, description="metric")
+        self.k = widgets.Dropdown(options=list(KS), value=k if k in KS else HEADLINE.k, description="K")
         self.category = widgets.Dropdown(options=[ALL, *data.categories()], value=ALL, description="category")
         self.queries = widgets.Select(options=[], rows=8, description="queries",
                                       layout=widgets.Layout(width="95%"))
