@@ -7,16 +7,12 @@ TOOLEX_REQUIRE_BROWSER=1 (CI). ``make test-browser`` runs it alone.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.requirements import skip_unless_required
+from tests.widgets.voila import free_port, serve
 from toolex import paths
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -32,38 +28,14 @@ def _chromium():
         skip_unless_required("/usr/bin/chromium is missing: run `make browser-deps`", "TOOLEX_REQUIRE_BROWSER")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+_free_port = free_port
 
 
 @pytest.fixture
 def voila(tmp_path):
-    port = _free_port()
     env = {**os.environ, "SMOKE": "1", "JUDGE": "offline"}
-    log = open(tmp_path / "voila.log", "w")  # noqa: SIM115 - closed after the server stops
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "voila", str(paths.ROOT / "notebooks" / "08_query_inspector.ipynb"), "--no-browser",
-         f"--port={port}", "--Voila.ip=127.0.0.1", "--show_tracebacks=True"],
-        cwd=paths.ROOT / "notebooks", env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(url + "api", timeout=2)
-            break
-        except OSError:
-            if proc.poll() is not None:
-                pytest.fail(f"voila exited: {(tmp_path / 'voila.log').read_text()[-2000:]}")
-            time.sleep(0.5)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    with serve(paths.ROOT / "notebooks" / "08_query_inspector.ipynb", env, tmp_path / "voila.log") as url:
+        yield url
 
 
 def test_selecting_a_query_changes_the_inspector(voila):

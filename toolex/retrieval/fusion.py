@@ -10,6 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from toolex.io.trec import Run, ranked
 
+#: The RRF constant k of the paper and of Cormack et al., defined here once: sub-query retrieval and the
+#: ranking of combinations (Stage 3) both use it.
 RRF_K = 60
 
 
