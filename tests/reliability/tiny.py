@@ -61,8 +61,9 @@ def llm_settings(base_url: str, timeout: float = 10.0) -> Any:
 
 
 def pipeline(data_dir: Path, out: Path, base_url: str, cache_root: Path, refuse_other: bool = False,
-             top_k: int = 4, timeout: float = 10.0) -> Any:
-    """The ToolEX run of the suite (not started): LLM judge over ``base_url``, BM25 candidates. The request
+             top_k: int = 15, timeout: float = 10.0) -> Any:
+    """The ToolEX run of the suite (not started): LLM judge over ``base_url``, BM25 candidates (every tool of
+    the pool, so that the multi-tool queries have admissible combinations with distinct tools to audit). The request
     timeout is generous (a loaded machine must not add retries to the exact call counts the tests check); the
     ``slow`` fault runs with a short one."""
     from toolex.annotate.judges.llm import LLMJudge
@@ -73,7 +74,7 @@ def pipeline(data_dir: Path, out: Path, base_url: str, cache_root: Path, refuse_
 
     bench = load_benchmark(NAME, data_dir)
     judge = LLMJudge(client=LLMClient(llm_settings(base_url, timeout), cache=ResponseCache(cache_root)), progress=False)
-    config = AnnotateConfig(retriever="bm25", pool="subset", top_k=top_k, max_combinations=3)
+    config = AnnotateConfig(retriever="bm25", pool="subset", top_k=top_k, max_combinations=8)
     return ToolEX([bench], judge, out, config, retriever=build_retriever("bm25"), progress=False,
                   refuse_other=refuse_other)
 

@@ -91,6 +91,13 @@ def agreement_table(folder: str | Path) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("decision")
 
 
+def offline_judge_name() -> str:
+    """The name of the offline judge the twin uses (its score model's encoder), without loading the encoder."""
+    from toolex.annotate.judges.scoring import default_model
+
+    return f"offline-similarity({default_model().encoder})"
+
+
 def run_provenance(folder: str | Path) -> dict[str, Any]:
     """What produced a recorded run's tables: its judge, settings, benchmarks and the package version."""
     from toolex.data.checksum import combine_checksums
@@ -103,4 +110,4 @@ def run_provenance(folder: str | Path) -> dict[str, Any]:
             "created": manifest.get("created") or f"recorded run {Path(folder).name}",
             "recorded_run": Path(folder).name, "llm": manifest.get("judge", {}).get("llm"), "config": config,
             "benchmarks": benchmarks, "queries": manifest.get("queries"),
-            "run_toolex_version": manifest.get("toolex_version"), "offline_twin_judge": "offline-similarity(minilm)"}
+            "run_toolex_version": manifest.get("toolex_version"), "offline_twin_judge": offline_judge_name()}
