@@ -12,18 +12,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
 import re
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toolex.errors import ToolexError
 from toolex.llm.cache import OfflineCacheFailure, OfflineCacheMiss, ResponseCache, request_key
 from toolex.llm.ledger import Ledger
+from toolex.llm.retry import Action, Outcome, RetryPolicy, RetryState
 from toolex.llm.schema import SchemaViolation, validate
 from toolex.llm.settings import LOCAL_MODEL_ALIAS, LLMSettings
 
@@ -74,14 +74,15 @@ class _Malformed(Exception):
 
 @dataclass
 class _Attempt:
-    """One HTTP request classified: ``answer``, ``malformed``, ``retry`` (transient), ``fail``, ``step_down``."""
+    """One HTTP request and how it ended; ``data`` is the validated answer when the outcome is ``answer``."""
 
-    kind: str
+    outcome: Outcome
     raw: str = ""
     finish: str | None = None
     error: str = ""
     exc: Exception | None = None
     usage: tuple[int, int] = (0, 0)
+    data: Any = None
 
 
 def parse_json_answer(text: str, finish_reason: str | None, schema: dict[str, Any]) -> Any:
@@ -124,9 +125,10 @@ class LLMClient:
         ledger: Ledger | None = None,
         api_key: str | None = None,
         max_failed: int = MAX_FAILED,
+        retry: RetryPolicy | None = None,
     ) -> None:
         self.settings = settings or LLMSettings.from_env()
-        self.max_failed = max_failed
+        self.retry = retry or RetryPolicy.from_settings(self.settings, max_failed)
         self.cache = cache if cache is not None else ResponseCache()
         self.ledger = ledger or Ledger(self.settings.price_prompt, self.settings.price_completion)
         self._explicit_key = api_key
@@ -139,6 +141,11 @@ class LLMClient:
     def __repr__(self) -> str:
         s = self.settings
         return f"LLMClient(base_url={s.base_url!r}, model={s.model!r}, offline={s.offline})"
+
+    @property
+    def max_failed(self) -> int:
+        """Failed answers recorded for one request across runs before it is no longer asked."""
+        return self.retry.max_failed
 
     # -- plumbing -------------------------------------------------------------------------------------
     def _openai(self) -> Any:
@@ -207,13 +214,6 @@ class LLMClient:
         if s.extra_body:
             kwargs["extra_body"] = s.extra_body
         return kwargs
-
-    def _sleep(self, attempt: int, exc: Exception | None = None) -> None:
-        delay = self.settings.backoff * (2**attempt) * (1 + 0.25 * random.random())
-        headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-        with contextlib.suppress(TypeError, ValueError):
-            delay = max(delay, float(headers.get("retry-after", 0)))
-        time.sleep(min(delay, 60.0))
 
     # -- health --------------------------------------------------------------------------------------
     def check_model_configured(self) -> None:
@@ -285,7 +285,7 @@ class LLMClient:
             if failures:
                 raise OfflineCacheFailure(stage, key, name, failures)
             raise OfflineCacheMiss(stage, key, name)
-        if len(failures) >= self.max_failed:
+        if self.retry.exhausted(len(failures)):
             last = failures[-1]
             self.ledger.record_gave_up(stage)
             return LLMResult(ok=False, raw=last.get("raw"), key=key, stage=stage, name=name, attempts=0,
@@ -297,14 +297,14 @@ class LLMClient:
 
     def _attempt(self, mode: str, messages: list[Message], schema: dict[str, Any], name: str,
                  stage: str) -> _Attempt:
-        """One HTTP request, classified; raises :class:`LLMConfigError` on 401/403/404."""
+        """One HTTP request and its answer parsed; raises :class:`LLMConfigError` on 401/403/404."""
         import openai
 
         t0 = time.monotonic()
         try:
             response = self._openai().chat.completions.create(**self._kwargs(mode, messages, schema, name))
         except (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError) as exc:
-            return _Attempt("retry", error=f"{type(exc).__name__}: {exc}", exc=exc)
+            return _Attempt(Outcome.TRANSIENT, error=f"{type(exc).__name__}: {exc}", exc=exc)
         except openai.APIStatusError as exc:
             status = exc.status_code
             error = f"HTTP {status}: {exc.message}"
@@ -315,59 +315,55 @@ class LLMClient:
                 ) from None
             rejected_format = status in (400, 422) or "response_format" in str(exc.message)
             if mode != "prompt" and rejected_format and self._step_down(mode):
-                return _Attempt("step_down", error=error)  # llama-cpp-python answers it with HTTP 500
-            kind = "retry" if status == 429 or status >= 500 else "fail"
-            return _Attempt(kind, error=error, exc=exc, raw=_body(exc) or "")
+                return _Attempt(Outcome.STEP_DOWN, error=error)  # llama-cpp-python answers it with HTTP 500
+            outcome = Outcome.TRANSIENT if status == 429 or status >= 500 else Outcome.REJECTED
+            return _Attempt(outcome, error=error, exc=exc, raw=_body(exc) or "")
         except openai.APIResponseValidationError as exc:
-            return _Attempt("malformed", error=f"unreadable response body: {exc}")
+            return _Attempt(Outcome.MALFORMED, error=f"unreadable response body: {exc}")
         pt = getattr(getattr(response, "usage", None), "prompt_tokens", 0) or 0
         ct = getattr(getattr(response, "usage", None), "completion_tokens", 0) or 0
         self.ledger.record_call(stage, pt, ct, time.monotonic() - t0)
         choices = getattr(response, "choices", None)
         if isinstance(response, str) or not choices or getattr(choices[0], "message", None) is None:
-            return _Attempt("malformed", raw=str(response)[:2000], usage=(pt, ct),
+            return _Attempt(Outcome.MALFORMED, raw=str(response)[:2000], usage=(pt, ct),
                             error="response without choices[0].message (not a chat completion)")
-        choice = choices[0]
-        return _Attempt("answer", raw=choice.message.content or "", finish=choice.finish_reason, usage=(pt, ct))
+        raw, finish = choices[0].message.content or "", choices[0].finish_reason
+        try:
+            data = parse_json_answer(raw, finish, schema)
+        except _Malformed as exc:
+            return _Attempt(Outcome.MALFORMED, raw=raw, finish=finish, error=str(exc), usage=(pt, ct))
+        return _Attempt(Outcome.ANSWER, raw=raw, finish=finish, usage=(pt, ct), data=data)
 
     def _call(
         self, messages: list[Message], schema: dict[str, Any], stage: str, name: str, key: str
     ) -> LLMResult:
-        """The retry policy around :meth:`_attempt`: transport retries with backoff, format step-down,
-        malformed-answer retries; a final malformed answer is cached as a failure, a transport one is not."""
-        s = self.settings
-        transient = malformed = attempts = 0
+        """:meth:`_attempt` until :attr:`retry` says stop; a final malformed answer is cached as a failure, a
+        transport failure is not (the next run asks again)."""
+        state = RetryState()
         usage = {"prompt_tokens": 0, "completion_tokens": 0}
         started = time.monotonic()
         while True:
-            attempts += 1
             a = self._attempt(self._mode, messages, schema, name, stage)
-            if a.kind == "step_down":
-                continue
-            if a.kind in ("retry", "fail"):
-                if a.kind == "retry" and transient < s.max_retries:
-                    self.ledger.record_retry(stage)
-                    self._sleep(transient, a.exc)
-                    transient += 1
-                    continue
-                # transport failures are not cached: the next run tries again
-                error = a.error if a.kind == "fail" else f"gave up after {attempts} attempt(s): {a.error}"
-                return LLMResult(ok=False, error=error, raw=a.raw or None, key=key, stage=stage, name=name,
-                                 usage=usage, latency=time.monotonic() - started, attempts=attempts)
             usage = {"prompt_tokens": usage["prompt_tokens"] + a.usage[0],
                      "completion_tokens": usage["completion_tokens"] + a.usage[1]}
-            try:
-                if a.kind == "malformed":
-                    raise _Malformed(a.error)
-                data = parse_json_answer(a.raw, a.finish, schema)
-            except _Malformed as exc:
-                if malformed < s.malformed_retries:
-                    malformed += 1
-                    self.ledger.record_retry(stage)
-                    continue
-                return self._store(stage, key, name, False, None, a.raw, str(exc), a.finish, usage, started,
-                                   attempts)
-            return self._store(stage, key, name, True, data, a.raw, None, a.finish, usage, started, attempts)
+            state = replace(state, attempts=state.attempts + 1)
+            decision = self.retry.decide(a.outcome, state, _retry_after(a.exc))
+            state = decision.state
+            if decision.retry:
+                self.ledger.record_retry(stage)
+            if decision.action is Action.WAIT:
+                time.sleep(decision.delay)
+            elif decision.action is Action.GIVE_UP:
+                error = (a.error if a.outcome is Outcome.REJECTED
+                         else f"gave up after {state.attempts} attempt(s): {a.error}")
+                return LLMResult(ok=False, error=error, raw=a.raw or None, key=key, stage=stage, name=name,
+                                 usage=usage, latency=time.monotonic() - started, attempts=state.attempts)
+            elif decision.action is Action.DONE:
+                return self._store(stage, key, name, True, a.data, a.raw, None, a.finish, usage, started,
+                                   state.attempts)
+            elif decision.action is Action.FAIL:
+                return self._store(stage, key, name, False, None, a.raw, a.error, a.finish, usage, started,
+                                   state.attempts)
 
     def _store(
         self, stage: str, key: str, name: str, ok: bool, data: Any, raw: str, error: str | None,
@@ -423,6 +419,14 @@ def _as_request(item: LLMRequest | Mapping[str, Any] | tuple[Any, ...]) -> LLMRe
     if isinstance(item, Mapping):
         return LLMRequest(list(item["messages"]), dict(item["schema"]), item.get("name", "answer"))
     return LLMRequest(*item)
+
+
+def _retry_after(exc: Exception | None) -> float | None:
+    """The Retry-After header (seconds) of a failed HTTP response, if it has a readable one."""
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    with contextlib.suppress(TypeError, ValueError):
+        return float(headers.get("retry-after", 0))
+    return None
 
 
 def _body(exc: Any) -> str | None:
