@@ -1,0 +1,15 @@
+# Annotation validity (included by the main Makefile, which defines PY): calibrate the offline judge on the SGD
+# calibration domains and validate the judges on the SGD report domains against the human alternatives.
+
+PY ?= python
+
+.PHONY: calibrate validate bench-cascade
+
+calibrate: ## refit the offline judge's score model on sgd/calibration (writes toolex/annotate/judges/offline_mpnet.json)
+	$(PY) -m toolex.cli calibrate --benchmark sgd/calibration
+
+validate: ## the offline judge against people on sgd/report (writes data/validation/sgd_report_offline.json)
+	$(PY) -m toolex.report.validation --judge offline --out data/validation/sgd_report_offline.json
+
+bench-cascade: ## the cascade's trade-off on the recorded local-LLM sample (data/validation/cascade_local_llm_sample.json)
+	$(PY) bench/cascade_tradeoff.py --out data/validation/cascade_local_llm_sample.json
