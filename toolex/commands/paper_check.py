@@ -12,10 +12,18 @@ HELP = "re-derive the paper's claims from its Tables 1-3 (OK / OKISH / FAIL; kno
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--paper", help="folder of the paper's tables and claims.yaml (default: TOOLEX_PAPER)")
-    parser.add_argument("--tolerance", type=float, default=None,
-                        help="OKISH tolerance in pp (default: the claim table's, 0.15)")
-    parser.add_argument("--table", help="claim table to check (default: the packaged toolex/paper/checks.yaml)")
+    parser.add_argument(
+        "--paper", help="folder of the paper's tables and claims.yaml (default: TOOLEX_PAPER)"
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=None,
+        help="OKISH tolerance in pp (default: the claim table's, 0.15)",
+    )
+    parser.add_argument(
+        "--table", help="claim table to check (default: the packaged toolex/paper/checks.yaml)"
+    )
     parser.add_argument("--json", action="store_true", help="print the checks as JSON")
 
 

@@ -43,7 +43,9 @@ class Check:
 
     def line(self) -> str:
         derived = "—" if self.derived is None else f"{self.derived:.3f}"
-        return f"{self.status:<7} {self.claim:<62} stated {self.stated!s:>8}  derived {derived:>8}  {self.note}"
+        return (
+            f"{self.status:<7} {self.claim:<62} stated {self.stated!s:>8}  derived {derived:>8}  {self.note}"
+        )
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,9 @@ def _row(raw: Any, index: int, path: Path) -> ClaimRow:
         raise InputError(path, "a claim row needs id, op and stated", index)
     op = str(raw["op"])
     if op != STATED and op not in OPERATIONS:
-        raise InputError(path, f"unknown operation {op!r} (one of {', '.join(OPERATIONS)}, {STATED})", raw["id"])
+        raise InputError(
+            path, f"unknown operation {op!r} (one of {', '.join(OPERATIONS)}, {STATED})", raw["id"]
+        )
     args = {k: v for k, v in raw.items() if k not in ROW_FIELDS}
     if op == STATED and args:
         raise InputError(path, f"a {STATED} row takes no arguments ({', '.join(args)})", raw["id"])
@@ -100,9 +104,17 @@ def _row(raw: Any, index: int, path: Path) -> ClaimRow:
         tolerance = None if raw.get("tolerance") is None else float(raw["tolerance"])
     except (TypeError, ValueError):
         raise InputError(path, f"tolerance {raw['tolerance']!r} is not a number", raw["id"]) from None
-    return ClaimRow(str(raw["id"]), str(raw.get("source", "")), raw["stated"], op, args, str(raw.get("note", "")),
-                    None if raw.get("known") is None else str(raw["known"]),
-                    tolerance, str(raw.get("format", "{}")))
+    return ClaimRow(
+        str(raw["id"]),
+        str(raw.get("source", "")),
+        raw["stated"],
+        op,
+        args,
+        str(raw.get("note", "")),
+        None if raw.get("known") is None else str(raw["known"]),
+        tolerance,
+        str(raw.get("format", "{}")),
+    )
 
 
 def load_claim_table(path: str | Path | None = None) -> ClaimTable:
@@ -118,10 +130,14 @@ def load_claim_table(path: str | Path | None = None) -> ClaimTable:
     if not isinstance(data, Mapping) or not isinstance(data.get("claims"), list):
         raise InputError(path, "a claim table maps 'claims' to a list of rows")
     try:
-        pairs = {str(size): FineTuned(str(p["base"]), str(p["tuned"])) for size, p in data["fine_tuned"].items()}
+        pairs = {
+            str(size): FineTuned(str(p["base"]), str(p["tuned"])) for size, p in data["fine_tuned"].items()
+        }
         tolerance = float(data.get("tolerance", 0.15))
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise InputError(path, f"fine_tuned maps a size to base and tuned; tolerance is a number ({exc})") from None
+        raise InputError(
+            path, f"fine_tuned maps a size to base and tuned; tolerance is a number ({exc})"
+        ) from None
     rows = [_row(raw, i, path) for i, raw in enumerate(data["claims"])]
     duplicates = sorted({r.id for r in rows if sum(s.id == r.id for s in rows) > 1})
     if duplicates:
@@ -168,11 +184,16 @@ def finetuning_gains(
     out = []
     for size, (base, tuned) in fine_tuned_pairs().items():
         gain = means.loc[tuned] - means.loc[base]
-        out.append({
-            "size": size, "base": base, "fine_tuned": tuned,
-            "tool_de_gain": gain.tool_de, "tooleq_gain": gain.tooleq,
-            "illusion_share_pct": 100 * illusion_share(gain.tool_de, gain.tooleq),
-        })
+        out.append(
+            {
+                "size": size,
+                "base": base,
+                "fine_tuned": tuned,
+                "tool_de_gain": gain.tool_de,
+                "tooleq_gain": gain.tooleq,
+                "illusion_share_pct": 100 * illusion_share(gain.tool_de, gain.tooleq),
+            }
+        )
     return pd.DataFrame(out).set_index("size")
 
 
@@ -197,7 +218,7 @@ class _Sources:
     table1: pd.DataFrame
 
     def resolve(self, value: Any, row: str) -> Any:
-        """``claims:a/b/0`` and ``table1:column/statistic`` replaced by the value they name; others unchanged."""
+        """``claims:a/b/0`` and ``table1:column/statistic`` replaced by the value they name, others kept."""
         if isinstance(value, Mapping):
             return {k: self.resolve(v, row) for k, v in value.items()}
         if not isinstance(value, str) or ":" not in value:
@@ -207,13 +228,17 @@ class _Sources:
             try:
                 return _walk(self.claims, reference)
             except KeyError:
-                raise InputError(self.claims_path, f"no value at {reference} (claim table row {row})") from None
+                raise InputError(
+                    self.claims_path, f"no value at {reference} (claim table row {row})"
+                ) from None
         if scheme == "table1":
             column, _, statistic = reference.partition("/")
             try:
                 return float(self.table1.loc[statistic, column])
             except KeyError:
-                raise InputError(None, f"Table 1 has no {column}/{statistic} (claim table row {row})") from None
+                raise InputError(
+                    None, f"Table 1 has no {column}/{statistic} (claim table row {row})"
+                ) from None
         return value
 
 
@@ -230,8 +255,13 @@ def evaluate_row(row: ClaimRow, tables: Tables, sources: _Sources, tolerance: fl
     args = sources.resolve(row.args, row.id)
     claim = _fill(row.id, args, "id")
     if row.op == STATED:
-        return Check(claim, stated if row.format == "{}" else _fill(row.format, {}, "format", stated), None, STATED,
-                     row.note)
+        return Check(
+            claim,
+            stated if row.format == "{}" else _fill(row.format, {}, "format", stated),
+            None,
+            STATED,
+            row.note,
+        )
     if isinstance(stated, bool) or not isinstance(stated, (int, float)):
         raise RowError(f"stated value {stated!r} is not a number")
     derived = OPERATIONS[row.op](tables, args)
@@ -255,7 +285,9 @@ def check_claims(
     """
     claim_table = load_claim_table(table)
     t1 = load_table1(folder)
-    tables = Tables(t1, load_table2(folder), load_table3(folder), claim_table.fine_tuned, claim_table.table2_defaults)
+    tables = Tables(
+        t1, load_table2(folder), load_table3(folder), claim_table.fine_tuned, claim_table.table2_defaults
+    )
     sources = _Sources(load_claims(folder), claims_file(folder), t1)
     default = claim_table.tolerance if tolerance is None else tolerance
     checks = []

@@ -1,8 +1,8 @@
 """The named operations a claim row (``checks.yaml``) uses to derive its value from the paper's tables.
 
-Each operation takes the tables and the row's arguments and returns a :class:`Derived`: the value, extras the
-row's note may quote, and, when the tables contradict the claim beyond its number, why it fails. An argument an
-operation does not know, or a selection that matches no row of a table, raises :class:`RowError`.
+Each operation takes the tables and the row's arguments and returns a :class:`Derived`: the value, extras
+the row's note may quote, and, when the tables contradict the claim beyond its number, why it fails. An
+argument an operation does not know, or a selection that matches no row of a table, raises :class:`RowError`.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _side(args: Mapping[str, Any]) -> str:
 
 
 def select(tables: Tables, filters: Mapping[str, Any]) -> pd.DataFrame:
-    """The Table 2 rows matching ``filters`` (level and metric default to the table's defaults; ``*`` is all)."""
+    """The Table 2 rows matching ``filters`` (level and metric default to the table's; ``*`` is all)."""
     merged = {**tables.table2_defaults, **{k: v for k, v in filters.items() if k in TABLE2_FILTERS}}
     rows = tables.table2
     for column, value in merged.items():
@@ -138,7 +138,7 @@ def mean(tables: Tables, args: Mapping[str, Any]) -> Derived:
 
 
 def gain(tables: Tables, args: Mapping[str, Any]) -> Derived:
-    """Table 2: the mean of the selection minus the mean of the ``baseline`` selection (the filters it changes)."""
+    """Table 2: the mean of the selection minus that of the ``baseline`` selection (the filters it changes)."""
     _args(args, ("side", "baseline"), TABLE2_FILTERS)
     baseline = args["baseline"]
     if not isinstance(baseline, Mapping) or set(baseline) - set(TABLE2_FILTERS):
@@ -150,7 +150,9 @@ def gain(tables: Tables, args: Mapping[str, Any]) -> Derived:
 def _finetuning(tables: Tables, args: Mapping[str, Any], side: str) -> float:
     pair = _pair(tables, args)
     filters = {k: v for k, v in args.items() if k in TABLE2_FILTERS}
-    return _mean(tables, {**filters, "model": pair.tuned}, side) - _mean(tables, {**filters, "model": pair.base}, side)
+    return _mean(tables, {**filters, "model": pair.tuned}, side) - _mean(
+        tables, {**filters, "model": pair.base}, side
+    )
 
 
 def finetuning_gain(tables: Tables, args: Mapping[str, Any]) -> Derived:
@@ -182,8 +184,9 @@ def extreme(tables: Tables, args: Mapping[str, Any]) -> Derived:
     if model not in means.index:
         raise RowError(f"{model} is not a base model of Table 2")
     pick = str(means.idxmin() if end == "min" else means.idxmax())
-    return Derived(float(means[model]), {"pick": pick, "n": len(means)},
-                   None if pick == model else f"stated {model}")
+    return Derived(
+        float(means[model]), {"pick": pick, "n": len(means)}, None if pick == model else f"stated {model}"
+    )
 
 
 def base_mean(tables: Tables, args: Mapping[str, Any]) -> Derived:
