@@ -1,0 +1,80 @@
+"""The validation report layer: gold from a benchmark's own labels, the goals table, kept validations read back,
+and the cascade's kept trade-off curve."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolex.data.records import Benchmark, Query, Tool
+from toolex.io.annotations import Annotation
+from toolex.report.validation import (
+    credit_frame,
+    goal_check,
+    gold_of,
+    recorded_validations,
+    tradeoff_frame,
+)
+from toolex.validate import validate
+
+
+def _sgd_like() -> Benchmark:
+    tools = {tid: Tool(tid, tid.split(".")[1], {"name": tid}, "sgd/x", "Travel", tid.split(".")[0])
+             for tid in ("Travel_1.FindAttractions", "Travel_2.FindAttractions", "Travel_1.Other")}
+    queries = [Query("q1", "find me something to see", ("Travel_1.FindAttractions",), "", "Travel", "sgd/x"),
+               Query("q2", "other thing", ("Travel_1.Other",), "", "Travel", "sgd/x")]
+    return Benchmark("sgd/x", queries, tools, "c" * 64)
+
+
+def test_gold_of_lists_same_intent_services_and_keeps_only_asked_queries():
+    gold = gold_of(_sgd_like(), ["q1"])
+    assert [g.query_id for g in gold] == ["q1"]
+    assert gold[0].reference == ("Travel_1.FindAttractions",) and gold[0].category == "Travel"
+    assert set(gold[0].acceptable) == {("Travel_1.FindAttractions",), ("Travel_2.FindAttractions",)}
+    with pytest.raises(ValueError):
+        gold_of(Benchmark("toolret/x", [], {}, "d" * 64), [])
+
+
+def _result(ours_extra: bool):
+    bench = _sgd_like()
+    gold = gold_of(bench, ["q1", "q2"])
+    combos = (("Travel_1.FindAttractions",), ("Travel_2.FindAttractions",)) if ours_extra else \
+        (("Travel_1.FindAttractions",),)
+    ours = [Annotation("q1", "Travel", ("Travel_1.FindAttractions",), combos),
+            Annotation("q2", "Travel", ("Travel_1.Other",), (("Travel_1.Other",), ("Travel_1.FindAttractions",)))]
+    run = {"q1": {"Travel_2.FindAttractions": 2.0, "Travel_1.FindAttractions": 1.0},
+           "q2": {"Travel_1.FindAttractions": 2.0, "Travel_1.Other": 1.0}}
+    return validate(gold, ours, {"bm25": run}, k=10, bootstrap=0)
+
+
+def test_goal_check_reads_the_credit_table():
+    goals = goal_check(_result(True))
+    row = goals.iloc[0]
+    assert row["retriever"] == "bm25"
+    # q2 is over-credited (our added combination is not in gold): over-credit > 0.01 fails the goal
+    assert row["over"] > 0.01 and not row["over_ok"] and row["under"] == 0 and row["under_ok"]
+    missed = goal_check(_result(False)).iloc[0]
+    assert missed["under"] > 0 and not missed["under_ok"]
+
+
+def test_recorded_validations_round_trip(tmp_path):
+    result = _result(True)
+    (tmp_path / "sgd_report_fake_sample2.json").write_text(json.dumps({"label": "fake judge, 2 queries",
+                                                                       **result.summary()}))
+    (tmp_path / "sgd_report_offline.json").write_text(json.dumps(result.summary()))  # no label: not recorded
+    recorded = recorded_validations(tmp_path)
+    assert list(recorded) == ["fake judge, 2 queries"]
+    table = credit_frame(recorded)
+    original = result.table()
+    for column in ("one_to_one", "ours", "gold", "over_credit", "under_credit"):
+        assert table[column].tolist() == pytest.approx(original[column].tolist())
+    assert set(table["judge"]) == {"fake judge, 2 queries"}
+
+
+def test_tradeoff_frame(tmp_path):
+    path = tmp_path / "curve.json"
+    path.write_text(json.dumps({"items": 4, "curve": [{"budget": 0, "share_sent": 0.0, "agreement": 0.5,
+                                                       "rule": "most unsure first"}]}))
+    curve, meta = tradeoff_frame(path)
+    assert len(curve) == 1 and meta == {"items": 4}
