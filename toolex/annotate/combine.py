@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 
-RRF_K = 60
+from toolex.retrieval.fusion import RRF_K
 
 
 def product_size(sets: Sequence[Sequence[object]]) -> int:

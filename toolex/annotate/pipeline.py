@@ -26,7 +26,7 @@ from toolex.annotate.artifacts import (
     write_json,
     write_jsonl,
 )
-from toolex.annotate.combine import best_combinations, product_size
+from toolex.annotate.combine import RRF_K, best_combinations, product_size
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
 from toolex.annotate.keys import digest, stage_key
 from toolex.annotate.prompts import PROMPT_VERSION
@@ -55,7 +55,7 @@ class AnnotateConfig:
     pool: str = "all"
     top_k: int = 20
     max_combinations: int = 20
-    rrf_k: int = 60
+    rrf_k: int = RRF_K
 
 
 class ToolEX:

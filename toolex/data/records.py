@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,10 +136,3 @@ def merge_benchmarks(name: str, benchmarks: Iterable[Benchmark]) -> Benchmark:
         meta={"parts": [b.name for b in benchmarks],
               **({"skipped": {"no_relevant_tool": n}} if (n := sum(b.skipped for b in benchmarks)) else {})},
     )
-
-
-def tools_by_category(tools: Mapping[str, Tool]) -> dict[str, dict[str, Tool]]:
-    out: dict[str, dict[str, Tool]] = {}
-    for tool in tools.values():
-        out.setdefault(tool.category, {})[tool.id] = tool
-    return out

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from toolex import paths
+from toolex.annotate.judges.factory import JUDGES
+from toolex.report.settings import flag
 
 NOTEBOOK = re.compile(r"^\d\d_.+\.ipynb$")
 
@@ -65,10 +67,10 @@ def run_all(smoke: bool = False, judge: str = "offline", only: Sequence[str] = (
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", default="0", help="1: the fast smoke setting (sampled queries)")
-    parser.add_argument("--judge", default="offline", choices=("offline", "local", "api", "cascade"))
+    parser.add_argument("--judge", default="offline", choices=JUDGES)
     parser.add_argument("--only", nargs="*", default=[], help="notebook name prefixes, e.g. 04 06")
     args = parser.parse_args(argv)
-    smoke = str(args.smoke).strip().lower() in ("1", "true", "yes")
+    smoke = flag(args.smoke)
     try:
         record = run_all(smoke, args.judge, args.only)
     except Exception as exc:  # papermill raises PapermillExecutionError with the failing cell
