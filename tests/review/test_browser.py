@@ -7,16 +7,13 @@ Needs Debian's chromium (``make browser-deps``): skipped without it, a failure w
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 
 from tests.requirements import skip_unless_required
 from tests.review.conftest import records, write_run
-from tests.widgets.test_browser import ARGS, CHROMIUM, _free_port
+from tests.widgets.test_browser import ARGS, CHROMIUM
+from tests.widgets.voila import serve
 from toolex import paths
 from toolex.review.items import build_items
 from toolex.review.report import campaign_report
@@ -37,30 +34,9 @@ def served(tmp_path):
     run, items = build_items(write_run(tmp_path / "run", SMALL), *records(SMALL))
     with Campaign.create(tmp_path / "c.sqlite", run) as campaign:
         campaign.add_items(items)
-    port = _free_port()
     env = {**os.environ, "TOOLEX_REVIEW_CAMPAIGN": str(tmp_path / "c.sqlite")}
-    log = open(tmp_path / "voila.log", "w")  # noqa: SIM115 - closed after the server stops
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "voila", str(paths.ROOT / "notebooks" / "review_app.ipynb"), "--no-browser",
-         f"--port={port}", "--Voila.ip=127.0.0.1", "--show_tracebacks=True"],
-        cwd=paths.ROOT / "notebooks", env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(url + "api", timeout=2)
-            break
-        except OSError:
-            if proc.poll() is not None:
-                pytest.fail(f"voila exited: {(tmp_path / 'voila.log').read_text()[-2000:]}")
-            time.sleep(0.5)
-    yield url, tmp_path / "c.sqlite"
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    with serve(paths.ROOT / "notebooks" / "review_app.ipynb", env, tmp_path / "voila.log") as url:
+        yield url, tmp_path / "c.sqlite"
 
 
 CURRENT = "() => (document.querySelector('.toolex-review-item h3') || {}).innerText || ''"
