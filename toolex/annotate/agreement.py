@@ -78,11 +78,12 @@ def judge_agreement(llm_folder: str | ArtifactFolder, other: Judge, queries: Map
         if d is None:
             continue
         refs = tuple(tools[s.reference_tool] for s in d.subqueries)
-        for c in a.combinations:
-            if c.is_reference:
+        for combo in a.combinations:
+            if combo.is_reference:
                 continue
-            audit_items.append(AuditItem(queries[a.query_id], d.subqueries, tuple(tools[t] for t in c.tools), refs))
-            audit_ref.append(c.verdict.equivalent)
+            chosen = tuple(tools[t] for t in combo.tools)
+            audit_items.append(AuditItem(queries[a.query_id], d.subqueries, chosen, refs))
+            audit_ref.append(combo.verdict.equivalent)
     verify_other = [v.equivalent for v in other.verify(verify_items)]
     audit_other = [v.equivalent for v in other.audit(audit_items)]
     return {

@@ -90,7 +90,7 @@ class ToolEX:
         code version (:func:`toolex.annotate.keys.stage_key`)."""
         return stage_key(self.data_fingerprint, self.judge, stage, self.config)
 
-    def _input_digest(self, stage: str) -> str | None:
+    def _input_digest(self, stage: str) -> dict[str, Any] | None:
         name = STAGE_INPUTS.get(stage)
         return file_digest(self.folder.path(name)) if name and self.folder.path(name).exists() else None
 
@@ -253,19 +253,19 @@ class ToolEX:
         verdicts = dict(zip(((qid, tools) for qid, tools, _ in pending), self.judge.audit(audit_items)))
         out = []
         for q in self.queries:
-            combos = []
+            chosen: list[Combination] = []
             reference_seen = False
             for tools, score in candidates.get(q.id, []):
                 if set(tools) == set(q.reference):  # C* (or a permutation of it): written as C*, once
                     reference_seen = True
-                    combos.append(Combination(q.reference, score, True, Verdict(True, "C*, the original annotation",
+                    chosen.append(Combination(q.reference, score, True, Verdict(True, "C*, the original annotation",
                                                                                 "reference")))
                 else:
-                    combos.append(Combination(tools, score, False, verdicts[(q.id, tools)]))
+                    chosen.append(Combination(tools, score, False, verdicts[(q.id, tools)]))
             if not reference_seen:
-                combos.insert(0, Combination(q.reference, 0.0, True,
+                chosen.insert(0, Combination(q.reference, 0.0, True,
                                              Verdict(True, "C*, the original annotation", "reference")))
-            out.append(AuditedQuery(q.id, q.category, q.reference, tuple(combos), sizes.get(q.id, 1)))
+            out.append(AuditedQuery(q.id, q.category, q.reference, tuple(chosen), sizes.get(q.id, 1)))
         write_jsonl(self.folder.path(COMBINATIONS), (a.to_json() for a in out))
         self._timed("audit", time.perf_counter() - start)
         self._mark("audit", audited=len(audit_items),

@@ -13,6 +13,7 @@ expansion may be incomplete.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -74,7 +75,7 @@ def _row(decompositions: Sequence[Decomposition], verified: Sequence[VerifiedSet
     }
 
 
-def table1(folder: str | ArtifactFolder, group_of: Mapping[str, str] | None = None,
+def table1(folder: str | Path | ArtifactFolder, group_of: Mapping[str, str] | None = None,
            judge: str | None = None) -> pd.DataFrame:
     """Annotation statistics: one row per group (``group_of`` maps query id to subset or category) and ``all``."""
     folder = folder if isinstance(folder, ArtifactFolder) else ArtifactFolder(folder)

@@ -85,10 +85,10 @@ def _parse(record: dict[str, Any], path: Path, lineno: int, pool: Collection[str
                                    "space)", record=where)
         if len(set(combo)) != len(combo):
             raise InputError(path, f"combination {j} lists a tool twice: {combo}", record=where)
-        key = frozenset(combo)
-        if key in seen:
+        as_set = frozenset(combo)
+        if as_set in seen:
             continue  # the same combination in another order
-        seen.add(key)
+        seen.add(as_set)
         parsed.append(tuple(combo))
     if frozenset(reference) not in seen:
         raise InputError(path, "the reference combination C* is not among 'combinations'", record=where)

@@ -47,7 +47,8 @@ def atomic_writer(path: str | Path, mode: str = "w", create_folder: bool = True)
     folder = _folder(path, create_folder)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as handle:
+        opened = os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding="utf-8", newline="")
+        with opened as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

@@ -145,7 +145,7 @@ def install_model(force: bool = False) -> Path:
         partial.unlink()
         raise LocalLLMError(f"sha256 {digest.hexdigest()} != TOOLEX_LLM_MODEL_SHA256 {expected}")
     os.replace(partial, target)
-    manifest = {
+    manifest: dict[str, Any] = {
         "file": target.name,
         "size": target.stat().st_size,
         "sha256": digest.hexdigest(),

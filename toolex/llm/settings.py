@@ -90,7 +90,7 @@ class LLMSettings:
     @classmethod
     def local(cls, port: int | None = None, **overrides: Any) -> LLMSettings:
         """Settings for the local llama-cpp-python server started by ``toolex.llm.local up``."""
-        base = dict(
+        base: dict[str, Any] = dict(
             base_url=f"http://{LOCAL_HOST}:{port or local_port()}/v1",
             model=LOCAL_MODEL_ALIAS,
             response_format="json_object",

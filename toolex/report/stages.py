@@ -86,7 +86,7 @@ def rejection_reasons(audited: Sequence[AuditedQuery], top: int = 10) -> pd.Data
 
 
 def table1_beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, group: str = "all",
-                        claims: Mapping[str, object] | None = None) -> pd.DataFrame:
+                        claims: Mapping[str, float] | None = None) -> pd.DataFrame:
     """Our Table 1 column (one group) beside the paper's ToolEq column, one row per statistic; the two
     per-item shares the paper states in its text come from ``claims`` when given."""
     stats = [s for s in paper.index if s in ours.columns]

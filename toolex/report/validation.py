@@ -158,9 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     result, provenance = judge_validation(report), validation_provenance(report)
     from toolex.io.atomic import write_json
 
-    report = {"provenance": provenance, **result.summary(),
+    record = {"provenance": provenance, **result.summary(),
               "goals": goal_check(result).to_dict(orient="records")}
-    write_json(Path(args.out), json.loads(json.dumps(report, default=str)))
+    write_json(Path(args.out), json.loads(json.dumps(record, default=str)))
     print(result.table().round(4).to_string())
     return 0
 

@@ -194,10 +194,13 @@ class OpenAIEncoder(Encoder):
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         rows: list[list[float]] = []
-        extra = {"dimensions": self.dimensions} if self.dimensions else {}
         for start in range(0, len(texts), self._batch_size):
             batch = list(texts[start:start + self._batch_size])
-            response = self._client.embeddings.create(model=self.model, input=batch, **extra)
+            if self.dimensions:
+                response = self._client.embeddings.create(model=self.model, input=batch,
+                                                          dimensions=self.dimensions)
+            else:
+                response = self._client.embeddings.create(model=self.model, input=batch)
             data = sorted(response.data, key=lambda item: item.index)
             if len(data) != len(batch):
                 raise RuntimeError(f"{self.base_url}: {len(data)} embeddings returned for {len(batch)} inputs")

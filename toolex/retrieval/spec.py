@@ -59,8 +59,10 @@ def build_retriever(spec: str | RetrieverSpec, family: str | None = None, max_le
 
         return BM25Retriever()
     from toolex.retrieval.dense import DenseRetriever
+    from toolex.retrieval.encoders import Encoder
 
     family = family or detect_family(parsed.model)
+    encoder: Encoder
     if parsed.kind == "openai":
         from toolex.retrieval.encoders import OpenAIEncoder
 

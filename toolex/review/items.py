@@ -121,7 +121,7 @@ def tool_doc(tool: Tool) -> dict[str, Any]:
         fields = dict(zip(*[iter(p.strip() for p in _TEXT_FIELD.split(doc)[1:])] * 2))
         if not fields:
             return {"name": tool.name, "description": doc, "parameters": [], "other": {}}
-        params = []
+        params: list[dict[str, str]] = []
         for key, needed in (("required_params", "yes"), ("optional_params", "")):
             try:
                 params += [dict(p, required=needed) for p in _parameters(json.loads(fields.get(key) or "[]"))]
@@ -134,7 +134,7 @@ def tool_doc(tool: Tool) -> dict[str, Any]:
     if not isinstance(doc, dict):
         return {"name": tool.name, "description": _short(doc, 2000), "parameters": [], "other": {}}
     description = next((doc[k] for k in ("description", "api_description", "func_description") if doc.get(k)), "")
-    params: list[dict[str, str]] = []
+    params = []
     for key in ("parameters", "api_arguments", "required_parameters", "optional_parameters"):
         if key in doc:
             rows = _parameters(doc[key])

@@ -68,7 +68,7 @@ def length_figure(table: pd.DataFrame) -> Any:
     fig, ax = plt.subplots(figsize=(7.0, 3.8))
     for group, part in positive.groupby("group", sort=False):
         median = float(part["tokens"].median())
-        ax.hist(part["tokens"], bins=bins, alpha=0.55, weights=np.full(len(part), 1 / len(part)),
+        ax.hist(part["tokens"], bins=bins.tolist(), alpha=0.55, weights=np.full(len(part), 1 / len(part)),
                 label=f"{group} (n={len(part):,}, median {median:,.0f})")
         ax.axvline(median, linestyle="--", linewidth=1, color=ax.patches[-1].get_facecolor()[:3])
     ax.set_xscale("log")

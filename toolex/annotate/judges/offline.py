@@ -171,8 +171,8 @@ class OfflineSimilarityJudge(Judge):
                 continue
             groups: dict[str, list[int]] = {}
             for i, ref in enumerate(item.references):
-                if platform_of(ref):
-                    groups.setdefault(platform_of(ref), []).append(i)
+                if platform := platform_of(ref):
+                    groups.setdefault(platform, []).append(i)
             broken = []
             for platform, positions in groups.items():
                 if len(positions) < 2:
