@@ -33,6 +33,7 @@ test: setup ## run the test suite (the command CI runs)
 
 lint: setup ## ruff over the package, tests and benches
 	$(VENV)/bin/ruff check toolex tests bench
+	$(VENV)/bin/mypy
 
 paper-check: setup ## re-derive the paper's claims from its tables (OK / OKISH / FAIL)
 	$(VENV)/bin/toolex paper-check
