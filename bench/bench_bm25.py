@@ -1,9 +1,9 @@
 """BM25 throughput: the toolex retriever against raw bm25s on the same data, in the same run.
 
 Both sides index the four ToolRet subsets (pool = all) and retrieve the top 100 for every query, the raw side
-with the bare bm25s calls of the protocol (batched tokenisation, one ``retrieve`` call), the toolex side through
-:class:`toolex.retrieval.bm25.BM25Retriever` and :func:`toolex.retrieval.retrieve_queries` (a TREC run dict).
-The per-query loop of the reference script is timed too. Prints one JSON object.
+with the bare bm25s calls of the protocol (batched tokenisation, one ``retrieve`` call), the toolex side
+through :class:`toolex.retrieval.bm25.BM25Retriever` and :func:`toolex.retrieval.retrieve_queries` (a TREC run
+dict). The per-query loop of the reference script is timed too. Prints one JSON object.
 """
 
 from __future__ import annotations

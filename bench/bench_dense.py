@@ -1,7 +1,8 @@
-"""Dense encoding throughput (texts/s) with a cold embedding cache, then a warm re-run that must encode nothing.
+"""Dense encoding throughput (texts/s) with a cold embedding cache, then a warm re-run that must encode
+nothing.
 
-Encodes the tools and queries of a benchmark with the embedded MiniLM (or ``--retriever dense:<model>``) into a
-fresh cache folder, then indexes and searches again with a new retriever on the same cache. Prints one JSON
+Encodes the tools and queries of a benchmark with the embedded MiniLM (or ``--retriever dense:<model>``) into
+a fresh cache folder, then indexes and searches again with a new retriever on the same cache. Prints one JSON
 object.
 """
 

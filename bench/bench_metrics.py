@@ -45,7 +45,8 @@ def workload(n_queries: int, depth: int, combos_per_query: float, n_tools: int, 
         # equivalents are drawn half from the ranking, half from the pool, as real verified tools are
         reference = _pick(rng, ranking, tools, size)
         extra = [_pick(rng, ranking, tools, size) for _ in range(max(0, rng.poisson(combos_per_query - 1)))]
-        annotations.append(Annotation(f"q{q}", ("code", "web", "customized")[q % 3], reference, (reference, *extra)))
+        annotations.append(Annotation(f"q{q}", ("code", "web", "customized")[q % 3], reference,
+                                      (reference, *extra)))
     return run, annotations
 
 
@@ -79,7 +80,8 @@ def main() -> None:
     ref_e2e_s, _ = best_of(lambda: pytrec_eval_scores(run, annotations, k=args.k), args.repeat)
     frame = ours.per_query.set_index("query_id")
     diff = max(
-        float(np.abs(frame[f"{side}_{m}"].to_numpy() - np.array([ref[side][q][m] for q in frame.index])).max())
+        float(np.abs(frame[f"{side}_{m}"].to_numpy() - np.array([ref[side][q][m]
+                                                                 for q in frame.index])).max())
         for side in ("one_to_one", "tooleq") for m in NAMES
     )
     print(json.dumps({

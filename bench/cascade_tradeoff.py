@@ -5,8 +5,8 @@ The verification items of ``data/annotations/local-llm-sample/`` (its sub-querie
 1.5B judge's verdicts) are replayed: the cascade scores every item with the calibrated embedding judge and
 asks the recorded LLM verdict for the items it routes (no LLM call is made). For each budget (a share of the
 items, most unsure first) it reports the share sent and the agreement and Cohen's kappa with the LLM-only
-verdicts; ``band`` is the budget the score model's unsure band alone gives. Goal of the validation issue: at most
-20 % sent for at least 95 % agreement. Usage: ``python bench/cascade_tradeoff.py [--out FILE]``.
+verdicts; ``band`` is the budget the score model's unsure band alone gives. Goal of the validation issue: at
+most 20 % sent for at least 95 % agreement. Usage: ``python bench/cascade_tradeoff.py [--out FILE]``.
 """
 
 from __future__ import annotations

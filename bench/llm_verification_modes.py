@@ -55,13 +55,15 @@ def main() -> None:
                         "completion_tokens_per_query": stage["completion_tokens"] / len(queries),
                         "failures": stage.get("failures", 0), "seconds": round(seconds, 1)}
     keys = sorted(verdicts["per-candidate"])
-    agreement = compare([verdicts["per-candidate"][k] for k in keys], [verdicts["batched"].get(k) for k in keys])
+    agreement = compare([verdicts["per-candidate"][k] for k in keys],
+                        [verdicts["batched"].get(k) for k in keys])
     print(json.dumps({
         "bench": "llm_verification_modes", "benchmark": args.benchmark, "queries": len(queries),
         "candidates_per_subquery": args.top_k, "model": settings.model,
         "per_candidate": report["per-candidate"], "batched": report["batched"],
         "prompt_token_ratio_batched_over_per_candidate": round(
-            report["batched"]["prompt_tokens_per_query"] / report["per-candidate"]["prompt_tokens_per_query"], 3),
+            report["batched"]["prompt_tokens_per_query"] / report["per-candidate"]["prompt_tokens_per_query"],
+            3),
         "verdict_agreement": agreement.to_dict(),
     }))
 

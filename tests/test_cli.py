@@ -15,7 +15,8 @@ from toolex.io.trec import write_run
 
 
 def toolex(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "toolex.cli", *args], capture_output=True, text=True, check=False)
+    return subprocess.run([sys.executable, "-m", "toolex.cli", *args], capture_output=True, text=True,
+                          check=False)
 
 
 @pytest.fixture()
@@ -69,4 +70,5 @@ def test_paper_check_fails_on_a_wrong_claim(tmp_path):
     (folder / "claims.yaml").write_text(claims)
     out = toolex("paper-check", "--paper", str(folder))
     assert out.returncode == 1
-    assert any(line.startswith("FAIL") and "finetuning_gain.4B.tooleq" in line for line in out.stdout.splitlines())
+    assert any(line.startswith("FAIL") and "finetuning_gain.4B.tooleq" in line
+               for line in out.stdout.splitlines())

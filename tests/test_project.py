@@ -1,4 +1,5 @@
-"""Project-level checks: environment.yml wraps pyproject's install; torch is pinned wherever it is pulled in."""
+"""Project-level checks: environment.yml wraps pyproject's install; torch is pinned wherever it is pulled
+in."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ def test_torch_is_pinned_and_faiss_variants_are_exclusive():
 def test_makefile_lists_every_target_in_help():
     import re
 
-    text = "\n".join(p.read_text() for p in [paths.ROOT / "Makefile", *sorted((paths.ROOT / "mk").glob("*.mk"))])
+    text = "\n".join(p.read_text()
+                     for p in [paths.ROOT / "Makefile", *sorted((paths.ROOT / "mk").glob("*.mk"))])
     targets = re.findall(r"^([a-z][\w-]*):(?!=)", text, flags=re.M)
     documented = re.findall(r"^([a-z][\w-]*):.*## ", text, flags=re.M)
     assert set(targets) - {"help"} <= set(documented)

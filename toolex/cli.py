@@ -1,7 +1,7 @@
 """The ``toolex`` command line: one sub-command per module of :mod:`toolex.commands`.
 
-Each command module defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``; modules are
-imported only when their command runs, so ``toolex evaluate`` never loads torch.
+Each command module defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``; modules
+are imported only when their command runs, so ``toolex evaluate`` never loads torch.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ COMMANDS = {
 
 
 def build_parser(load: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="toolex", description="Equivalence-aware tool-retrieval evaluation.")
+    parser = argparse.ArgumentParser(prog="toolex",
+                                     description="Equivalence-aware tool-retrieval evaluation.")
     parser.add_argument("--version", action="version", version=f"toolex {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():

@@ -21,7 +21,8 @@ STAGES = ("decompose", "verify", "audit")
 
 def _tool(tid: str, name: str, what: str, platform: str | None = None) -> Tool:
     return Tool(tid, name, {"name": name, "description": f"{what}.",
-                            "parameters": {"type": "object", "properties": {"city": {}}, "required": ["city"]}},
+                            "parameters": {"type": "object", "properties": {"city": {}},
+                                           "required": ["city"]}},
                 platform=platform)
 
 
@@ -101,7 +102,8 @@ class BagOfWords:
             q = _vector(text)
             q /= max(float(np.linalg.norm(q)), 1e-12)
             scores = docs @ q
-            order = sorted(range(len(self.pool)), key=lambda i: (-round(float(scores[i]), 6), self.pool[i].id))
+            order = sorted(range(len(self.pool)),
+                           key=lambda i: (-round(float(scores[i]), 6), self.pool[i].id))
             out.append([(self.pool[i].id, float(scores[i])) for i in order[:k]])
         return out
 
@@ -111,8 +113,8 @@ def shared_word(a: str, b: str) -> bool:
 
 
 class RuleJudge(Judge):
-    """Decomposes into one sub-query per tool of C* (``fail``: query ids whose decomposition fails), verifies a
-    candidate when its name shares a word with the reference's, and accepts every audited combination."""
+    """Decomposes into one sub-query per tool of C* (``fail``: query ids whose decomposition fails), verifies
+    a candidate when its name shares a word with the reference's, and accepts every audited combination."""
 
     kind = "rule"
 

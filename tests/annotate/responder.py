@@ -34,7 +34,8 @@ def answer(body: dict[str, Any]) -> str:
         cands = _names(user, r"Candidate \d+:")
         words = set(re.split(r"[\W_]+", ref.lower())) - {""}
         return json.dumps({"verdicts": [
-            {"candidate": i, "reason": "shared word" if words & set(re.split(r"[\W_]+", c.lower())) else "none",
+            {"candidate": i,
+             "reason": "shared word" if words & set(re.split(r"[\W_]+", c.lower())) else "none",
              "verdict": "yes" if words & set(re.split(r"[\W_]+", c.lower())) else "no"}
             for i, c in enumerate(cands, 1)]})
     ref, cand = _names(user, "Reference tool:")[0], _names(user, "Candidate tool:")[0]

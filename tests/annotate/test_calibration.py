@@ -1,4 +1,5 @@
-"""Fitting the score model: the penalised logistic fit, the balanced threshold, the unsure band, calibrate()."""
+"""Fitting the score model: the penalised logistic fit, the balanced threshold, the unsure band,
+calibrate()."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def _synthetic(n: int = 600, weights=(2.0, -1.0, 0.5), bias: float = -0.5, seed:
 
 
 def _penalised_gradient(rows, labels, weights, bias, l2):
-    """Gradient of -log-likelihood + l2/2 |weights|^2 (the bias unpenalised), with respect to (bias, weights)."""
+    """Gradient of -log-likelihood + l2/2 |weights|^2 (the bias unpenalised), with respect to (bias,
+    weights)."""
     p = 1 / (1 + np.exp(-(bias + rows @ weights)))
     residual = p - labels.astype(float)
     return np.concatenate([[residual.sum()], rows.T @ residual + l2 * weights])
@@ -219,7 +221,8 @@ def test_calibrate_needs_both_kinds_and_undefined_precision_saves(tmp_path):
             calibrate(LabelledItems([], data.rows, labels, data.query_ids), "fake")
     with pytest.raises(ValueError, match="both kinds"):
         calibrate(LabelledItems([], np.zeros((0, 7)), np.zeros(0, dtype=bool), []), "fake")
-    # a quality record where nothing is credited has no precision; the model file still saves (JSON has no NaN)
+    # a quality record where nothing is credited has no precision; the model file still saves (JSON has no
+    # NaN)
     record = quality(np.array([0.1, 0.2]), np.array([True, False]), 0.5)
     assert record["precision"] is None
     model = ScoreModel("fake", (0.0,) * 7, 0.0, 0.5, (0.5, 0.5), FEATURES, {"quality": record})

@@ -103,7 +103,8 @@ def test_without_an_llm_it_is_the_embedding_judge_and_says_so(capsys):
     offline = ScriptedOffline(SCORES)
     cascade = CascadeJudge(offline, None, budget=10, unavailable="endpoint refused")
     assert "embedding verdicts only" in capsys.readouterr().err
-    assert [v.equivalent for v in cascade.verify(_items())] == [v.equivalent for v in offline.verify(_items())]
+    assert [v.equivalent for v in cascade.verify(_items())] == [v.equivalent
+                                                                for v in offline.verify(_items())]
     assert cascade.name.endswith(", none)")
     assert cascade.describe()["llm"] == "unavailable: endpoint refused"
     assert cascade.usage()["routing"]["sent_to_llm"] == 0

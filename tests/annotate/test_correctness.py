@@ -1,5 +1,6 @@
 """What Stage 3 and Table 1 count: admissible combinations only, combinations as sets, failed decompositions
-kept in every denominator and flagged, and failed queries left out of the sub-query run (scored as missing)."""
+kept in every denominator and flagged, and failed queries left out of the sub-query run (scored as
+missing)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from toolex.metrics import GroundTruth
 
 from .fakes import BagOfWords, RuleJudge, tiny_benchmark
 
-# -- Stage 3 enumeration ----------------------------------------------------------------------------------------
+# -- Stage 3 enumeration -------------------------------------------------------------------------------------
 
 
 def test_admissible_reuses_a_tool_only_where_c_star_does():
@@ -71,7 +72,7 @@ def test_limit_counts_distinct_admissible_combinations():
     assert got == best_combinations([shared, shared], 5, reference=("a", "b"))  # deterministic
 
 
-# -- the pipeline on a tiny benchmark --------------------------------------------------------------------------
+# -- the pipeline on a tiny benchmark ------------------------------------------------------------------------
 
 
 @pytest.fixture()
@@ -111,7 +112,7 @@ def test_max_combinations_still_yields_distinct_combinations(tmp_path, bench):
     assert again.path(COMBINATIONS).read_bytes() == folder.path(COMBINATIONS).read_bytes()
 
 
-# -- Table 1 ------------------------------------------------------------------------------------------------------
+# -- Table 1 -------------------------------------------------------------------------------------------------
 
 YES = Verdict(True, "ok", "j")
 

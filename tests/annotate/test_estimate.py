@@ -1,4 +1,5 @@
-"""``toolex annotate --estimate``: calls, tokens and cost per stage before any call; the run's ledger beside it."""
+"""``toolex annotate --estimate``: calls, tokens and cost per stage before any call; the run's ledger beside
+it."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def test_counts_follow_the_benchmark_and_the_settings(tmp_path):
     assert rows["decompose"]["calls"] == 2 and est["sub_queries"] == 3
     assert (rows["verify"]["calls"], rows["verify"]["calls_max"]) == (3 * 2, 3 * 3)
     assert rows["audit"]["calls"] == min(3, 4**2 - 1) + min(3, 4 - 1)
-    assert judge.usage()["truncation"]["decompose"]["prompts"] == 0  # the estimate leaves the run's counts alone
+    # the estimate leaves the run's counts alone
+    assert judge.usage()["truncation"]["decompose"]["prompts"] == 0
     actual = sum(count_messages(judge.counters["decompose"], judge.decomposition_request(
         DecomposeItem(q, tuple(bench.tools[t] for t in q.reference))).messages) for q in bench.queries)
     assert rows["decompose"]["prompt_tokens"] == actual
@@ -53,7 +55,8 @@ def test_counts_follow_the_benchmark_and_the_settings(tmp_path):
                                             rel=1e-3)
         assert row["completion_tokens_max"] == row["calls_max"] * 256
     assert est["total"]["calls"] == sum(r["calls"] for r in rows.values())
-    assert estimate_run(judge, [bench], bench.queries, CONFIG, prices={"other": (1, 1)})["total"]["cost"] is None
+    assert estimate_run(judge, [bench], bench.queries, CONFIG,
+                        prices={"other": (1, 1)})["total"]["cost"] is None
     batched = LLMJudge(client=judge.client, mode="batched", progress=False)
     assert estimate_run(batched, [bench], bench.queries, CONFIG)["stages"]["verify"]["calls"] == 3
 
@@ -75,7 +78,8 @@ def test_the_ledger_reports_the_same_quantities_measured(tmp_path):
     table = compare(est, ledger, {"rule-model": (1.0, 1.0)})
     assert table.loc["decompose", "calls_measured"] == table.loc["decompose", "calls_estimated"] == 2
     assert table.loc["total", "calls_measured"] == calls
-    assert table.loc["total", "cost_measured"] == pytest.approx(sum(g["prompt_tokens"] + g["completion_tokens"]
+    assert table.loc["total",
+                     "cost_measured"] == pytest.approx(sum(g["prompt_tokens"] + g["completion_tokens"]
                                                                     for g in got.values()) / 1e6)
 
 

@@ -107,7 +107,8 @@ def _vector(text: str, kind: str) -> np.ndarray:
 
 
 class FakeEncoder:
-    """Deterministic unit vectors from a hash of the text; documents and queries differ, as in a real encoder."""
+    """Deterministic unit vectors from a hash of the text; documents and queries differ, as in a real
+    encoder."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, list[str]]] = []
@@ -122,7 +123,8 @@ class FakeEncoder:
 
 
 def test_feature_matrix_columns_by_hand():
-    find_bus = _tool({"description": "Find a bus", "parameters": {"required": ["from", "to"], "optional": ["fare"]}},
+    find_bus = _tool({"description": "Find a bus",
+                      "parameters": {"required": ["from", "to"], "optional": ["fare"]}},
                      "FindBus", "Buses_1.FindBus", "Buses_1")
     find_bus2 = _tool({"description": "Search buses", "parameters": {"required": ["origin", "to"]}},
                       "FindBus", "Buses_2.FindBus", "Buses_2")

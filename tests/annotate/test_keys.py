@@ -59,7 +59,7 @@ def _changed(a, b) -> set[str]:
     return {s for s in STAGES if judge_stage_settings(a, s) != judge_stage_settings(b, s)}
 
 
-# -- keys of a built judge ------------------------------------------------------------------------------------
+# -- keys of a built judge -----------------------------------------------------------------------------------
 
 
 def test_llm_stage_settings_follow_each_setting_to_its_stages(tmp_path):
@@ -85,11 +85,12 @@ def test_offline_score_model_decides_verification_only():
     assert "calibrated_on" not in judge_stage_settings(base, "verify")
 
 
-# -- recomputation in the pipeline ----------------------------------------------------------------------------
+# -- recomputation in the pipeline ---------------------------------------------------------------------------
 
 
 def _pipeline(bench, judge, out, **config):
-    return ToolEX([bench], judge, out, AnnotateConfig(retriever="bow", top_k=6, **{"max_combinations": 8, **config}),
+    return ToolEX([bench], judge, out,
+                  AnnotateConfig(retriever="bow", top_k=6, **{"max_combinations": 8, **config}),
                   retriever=BagOfWords(), progress=False)
 
 
@@ -149,7 +150,7 @@ def test_a_stage_whose_input_changed_is_recomputed(tmp_path):
     assert dict(counts) == {"audit": 1}
 
 
-# -- the report's cached annotation folders -------------------------------------------------------------------
+# -- the report's cached annotation folders ------------------------------------------------------------------
 
 
 def _ensure(bench, monkeypatch):

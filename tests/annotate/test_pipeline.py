@@ -1,4 +1,5 @@
-"""ToolEX end to end on real snapshot queries: the offline judge, and the LLM judge over a real HTTP server."""
+"""ToolEX end to end on real snapshot queries: the offline judge, and the LLM judge over a real HTTP
+server."""
 
 from __future__ import annotations
 
@@ -47,14 +48,16 @@ def test_offline_pipeline_artifacts_and_evaluation(tmp_path, benches, minilm):
     queries = sample(benches)
     out = tmp_path / "offline"
     judge = OfflineSimilarityJudge(minilm)
-    annotations = ToolEX(benches, judge, out, AnnotateConfig(top_k=10), retriever=minilm, queries=queries).run()
+    annotations = ToolEX(benches, judge, out, AnnotateConfig(top_k=10), retriever=minilm,
+                         queries=queries).run()
     folder = ArtifactFolder(out)
     decompositions = folder.decompositions()
     assert [d.query_id for d in decompositions] == [q.id for q in queries]
     for d, q in zip(decompositions, queries):
         assert d.ok and [s.reference_tool for s in d.subqueries] == list(q.reference)
         for s in d.subqueries:  # sub-queries never name their tool
-            assert benches[0].tools.get(s.reference_tool, benches[1].tools.get(s.reference_tool)).name.lower() \
+            assert benches[0].tools.get(s.reference_tool,
+                                        benches[1].tools.get(s.reference_tool)).name.lower() \
                 not in s.functionality.lower()
     verified = folder.verified_sets()
     assert len(verified) == sum(len(q.reference) for q in queries)
@@ -93,7 +96,8 @@ def test_offline_rerun_is_byte_identical_and_resumes_a_lost_stage(tmp_path, benc
 
 
 def _llm_judge(base_url, root, mode="per-candidate"):
-    settings = LLMSettings(base_url=base_url, model="rule-model", response_format="json_object", concurrency=2,
+    settings = LLMSettings(base_url=base_url, model="rule-model", response_format="json_object",
+                           concurrency=2,
                            max_retries=1, timeout=10.0, backoff=0.01)
     return LLMJudge(client=LLMClient(settings, cache=ResponseCache(root)), mode=mode, progress=False)
 

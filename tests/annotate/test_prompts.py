@@ -151,7 +151,8 @@ def test_fit_prompt_keeps_whole_documents_when_they_fit_and_cuts_the_longest_oth
 
 def test_the_judge_counts_truncation_against_its_stage_context(tmp_path):
     whole = _judge(tmp_path)
-    tokens = count_messages(EstimateCounter(), whole.verification_request(VerifyItem(SUBS[0], REF_A, CAND_A)).messages)
+    tokens = count_messages(EstimateCounter(),
+                            whole.verification_request(VerifyItem(SUBS[0], REF_A, CAND_A)).messages)
     small = _judge(tmp_path, context_tokens=tokens, max_tokens=200)  # the answer's room forces a cut
     request = small.verification_request(VerifyItem(SUBS[0], REF_A, CAND_A))
     budget = tokens - 200 - 16

@@ -1,4 +1,5 @@
-"""One model (and endpoint, and key) per stage: the servers see each stage's model, the manifest names them."""
+"""One model (and endpoint, and key) per stage: the servers see each stage's model, the manifest names
+them."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ class FirstTools:
 
 
 def _bench() -> Benchmark:
-    tools = {f"t{i}": Tool(f"t{i}", f"tool_{i}_weather", {"name": f"tool_{i}_weather", "description": "x" * 900})
+    tools = {f"t{i}": Tool(f"t{i}", f"tool_{i}_weather",
+                           {"name": f"tool_{i}_weather", "description": "x" * 900})
              for i in range(5)}
     queries = [Query("q1", "weather in Paris and Rome", ("t0", "t1"), instruction="Find the tools."),
                Query("q2", "weather in Oslo", ("t2",))]
@@ -76,7 +78,8 @@ def test_each_stage_reaches_its_own_model_endpoint_and_key(tmp_path, monkeypatch
     assert ("deepseek-v3.2", "decompose") in seen and ("claude-audit", "audit") in seen
     assert verify_models == {"gpt-4o-mini"} and verify_keys == {"Bearer sk-verify"}
     manifest = json.loads((out / MANIFEST).read_text())
-    assert manifest["models"] == {"decompose": "deepseek-v3.2", "verify": "gpt-4o-mini", "audit": "claude-audit"}
+    assert manifest["models"] == {"decompose": "deepseek-v3.2", "verify": "gpt-4o-mini",
+                                  "audit": "claude-audit"}
     for model in manifest["models"].values():  # the judge name (figure footers) names each model
         assert model in manifest["judge"]["name"]
     assert manifest["audit_dependency"] == "runtime"

@@ -72,7 +72,8 @@ def test_parquet_layout(data_dir, tmp_path):
     folder.mkdir()
     queries = json.loads((source / "queries.json").read_text())
     tools = json.loads((source / "tools.json").read_text())
-    pd.DataFrame([{**q, "labels": json.dumps(q["labels"])} for q in queries]).to_parquet(folder / "queries.parquet")
+    pd.DataFrame([{**q, "labels": json.dumps(q["labels"])}
+                  for q in queries]).to_parquet(folder / "queries.parquet")
     pd.DataFrame([{**t, "documentation": json.dumps(t["documentation"])} for t in tools]).to_parquet(
         folder / "tools.parquet")
     assert len(load_toolret_subset(folder).queries) == 497
@@ -101,9 +102,12 @@ def _subset_copy(data_dir, tmp_path):
     "break_it, message",
     [
         (lambda q, t: q[3].pop("labels"), r"queries.json, record apibank_query_3: missing field\(s\) 'labels'"),
-        (lambda q, t: q[4]["labels"][0].update(id="nope"), r"record apibank_query_4: label 'nope' is not a tool"),
-        (lambda q, t: q[5].update(id=q[6]["id"]), r"queries.json, record 6: duplicate query id 'apibank_query_6'"),
-        (lambda q, t: t[7].update(id=t[8]["id"]), r"tools.json, record 8: duplicate tool id 'apibank_tool_8'"),
+        (lambda q, t: q[4]["labels"][0].update(id="nope"), r"record apibank_query_4: label 'nope' is not a "
+                                                           r"tool"),
+        (lambda q, t: q[5].update(id=q[6]["id"]), r"queries.json, record 6: duplicate query id "
+                                                  r"'apibank_query_6'"),
+        (lambda q, t: t[7].update(id=t[8]["id"]), r"tools.json, record 8: duplicate tool id "
+                                                  r"'apibank_tool_8'"),
         (lambda q, t: q[9].update(query="   "), r"record apibank_query_9: empty query text"),
         (lambda q, t: q[2].update(labels=[]), r"record apibank_query_2: 'labels' must be a non-empty list"),
     ],

@@ -1,4 +1,5 @@
-"""The Schema-Guided Dialogue converter on a tiny schema and three dialogues, and (when present) the snapshot."""
+"""The Schema-Guided Dialogue converter on a tiny schema and three dialogues, and (when present) the
+snapshot."""
 
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ def _slot(name: str, values: list[str] | None = None) -> dict:
 
 
 def _intent(name: str, required: list[str], optional: dict[str, str] | None = None) -> dict:
-    return {"name": name, "description": f"{name} intent", "is_transactional": name.startswith(("Buy", "Reserve")),
-            "required_slots": required, "optional_slots": optional or {}, "result_slots": [*required, "price"]}
+    return {"name": name, "description": f"{name} intent",
+            "is_transactional": name.startswith(("Buy", "Reserve")),
+            "required_slots": required, "optional_slots": optional or {},
+            "result_slots": [*required, "price"]}
 
 
 def _service(name: str, description: str, *intents: dict) -> dict:
@@ -37,11 +40,14 @@ BUSES_1 = _service("Buses_1", "Find a bus to take you to the city you want",
                    _intent("BuyBusTicket", ["from_location", "to_location", "travelers"]))
 SCHEMAS = {
     "train": [BUSES_1,
-              _service("Buses_2", "Bus tickets across the country", _intent("FindBus", ["origin", "destination"])),
+              _service("Buses_2", "Bus tickets across the country",
+                       _intent("FindBus", ["origin", "destination"])),
               _service("Services_1", "Find and book a hair stylist", _intent("FindProvider", ["city"])),
               _service("Services_2", "Find and book a dentist", _intent("FindProvider", ["city"])),
-              _service("Music_1", "Songs on demand", _intent("LookupSong", []), _intent("PlaySong", ["song_name"])),
-              _service("Music_2", "Music streaming", _intent("LookupMusic", []), _intent("PlayMedia", ["title"]))],
+              _service("Music_1", "Songs on demand", _intent("LookupSong", []),
+                       _intent("PlaySong", ["song_name"])),
+              _service("Music_2", "Music streaming", _intent("LookupMusic", []),
+                       _intent("PlayMedia", ["title"]))],
     "dev": [_service("Hotels_1", "Hotel rooms", _intent("SearchHotel", ["destination"]),
                      _intent("ReserveHotel", ["hotel_name"])),
             _service("Hotels_2", "Houses for short stays", _intent("SearchHouse", ["where_to"])),
@@ -65,7 +71,8 @@ DIALOGUES = [
     # the same dialogue id in another split, as in SGD
     {"split": "dev", "dialogue_id": "1_00000", "services": ["Buses_2", "Hotels_1", "Music_1"], "turns": [
         _turn("I need a bus to Sacramento.", ("Buses_2", "FindBus")),
-        _turn("Also find a hotel there and play a song.", ("Hotels_1", "SearchHotel"), ("Music_1", "PlaySong"),
+        _turn("Also find a hotel there and play a song.", ("Hotels_1", "SearchHotel"),
+              ("Music_1", "PlaySong"),
               ("Buses_2", "FindBus")),
         _turn("Book the hotel.", ("Hotels_1", "ReserveHotel"))]},
     {"split": "test", "dialogue_id": "2_00001", "services": ["Services_2", "Music_2", "Buses_1"], "turns": [
@@ -92,7 +99,8 @@ def folder(tmp_path: Path) -> Path:
 
 def test_tools_are_service_intents_with_schema_documentation(folder):
     services = sgd.load_schemas(folder)
-    assert sorted(services) == ["Buses_1", "Buses_2", "Hotels_1", "Hotels_2", "Hotels_3", "Music_1", "Music_2",
+    assert sorted(services) == ["Buses_1", "Buses_2", "Hotels_1", "Hotels_2", "Hotels_3", "Music_1",
+                                "Music_2",
                                 "Services_1", "Services_2"]
     tools = sgd.tools_of(services)
     assert len(tools) == 13
@@ -111,7 +119,8 @@ def test_tools_are_service_intents_with_schema_documentation(folder):
 
 
 def test_openings_follow_intent_changes_per_service(folder):
-    found = [(o.split, o.dialogue_id, o.turn, o.service, o.intent) for o in sgd.openings(folder / sgd.DIALOGUES)]
+    found = [(o.split, o.dialogue_id, o.turn, o.service, o.intent)
+             for o in sgd.openings(folder / sgd.DIALOGUES)]
     assert found == [
         ("train", "1_00000", 0, "Buses_1", "FindBus"),
         ("train", "1_00000", 2, "Buses_1", "BuyBusTicket"),
@@ -129,9 +138,11 @@ def test_openings_follow_intent_changes_per_service(folder):
 
 
 def test_parts_by_domain_as_documented():
-    calibration = ["Buses", "Flights", "Homes", "Messaging", "Music", "Payment", "Services", "Trains", "Travel",
+    calibration = ["Buses", "Flights", "Homes", "Messaging", "Music", "Payment", "Services", "Trains",
+                   "Travel",
                    "Weather"]
-    report = ["Alarm", "Banks", "Calendar", "Events", "Hotels", "Media", "Movies", "RentalCars", "Restaurants",
+    report = ["Alarm", "Banks", "Calendar", "Events", "Hotels", "Media", "Movies", "RentalCars",
+              "Restaurants",
               "RideSharing"]
     assert [sgd.part_of(d) for d in calibration] == ["calibration"] * 10
     assert [sgd.part_of(d) for d in report] == ["report"] * 10
@@ -146,11 +157,13 @@ def test_select_keeps_the_part_drops_empty_and_samples_per_intent_deterministica
         "Services_2.FindProvider"}  # Music_2.LookupMusic's only opening is empty
     assert len(kept) == 7
     report = sgd.select(found, "report")
-    assert [(o.service, o.intent) for o in report] == [("Hotels_1", "SearchHotel"), ("Hotels_1", "ReserveHotel")]
+    assert [(o.service, o.intent) for o in report] == [("Hotels_1", "SearchHotel"),
+                                                       ("Hotels_1", "ReserveHotel")]
 
     def drawn(seed: int) -> list[tuple[str, str, int]]:
         picked = sgd.select(found, "calibration", per_intent=2, seed=seed)
-        return [(o.split, o.dialogue_id, o.turn) for o in picked if (o.service, o.intent) == ("Buses_1", "FindBus")]
+        return [(o.split, o.dialogue_id, o.turn) for o in picked
+                if (o.service, o.intent) == ("Buses_1", "FindBus")]
 
     assert all(len(drawn(seed)) == 2 for seed in range(10))
     assert drawn(0) == drawn(0)
@@ -214,7 +227,8 @@ def test_gold_records_round_trip_through_read_gold(folder, tmp_path):
 
 def test_malformed_dialogue_names_the_line(folder):
     path = folder / sgd.DIALOGUES
-    _write_dialogues(path, [json.dumps(DIALOGUES[0]), "", '{"split": "dev", "turns": [', json.dumps(DIALOGUES[1])])
+    _write_dialogues(path,
+                     [json.dumps(DIALOGUES[0]), "", '{"split": "dev", "turns": [', json.dumps(DIALOGUES[1])])
     with pytest.raises(InputError, match=r"dialogues_user_turns\.jsonl\.gz, record line 3: malformed"):
         list(sgd.openings(path))
     missing = {k: v for k, v in DIALOGUES[1].items() if k != "dialogue_id"}

@@ -75,7 +75,8 @@ BAD = ("ok", "the tool fits, so yes")  # not JSON
 
 def test_failed_answer_is_asked_again_by_a_later_run(tmp_path: Path) -> None:
     with FakeLLMServer(default=BAD) as srv:
-        first = make_client(srv.base_url, tmp_path, malformed_retries=0).complete_json(messages(), VERDICT, "verify")
+        first = make_client(srv.base_url, tmp_path, malformed_retries=0).complete_json(messages(), VERDICT,
+                                                                                       "verify")
     assert not first.ok and "invalid JSON" in first.error
     with FakeLLMServer(default=("ok", '{"verdict": "no", "reason": "other job"}')) as srv:
         again = make_client(srv.base_url, tmp_path, malformed_retries=0)  # a fresh run, healthy server
@@ -89,7 +90,8 @@ def test_failed_answer_is_asked_again_by_a_later_run(tmp_path: Path) -> None:
 def test_failures_are_bounded_across_runs_then_reported(tmp_path: Path) -> None:
     with FakeLLMServer(default=BAD) as srv:
         for run in range(3):
-            res = make_client(srv.base_url, tmp_path, malformed_retries=0).complete_json(messages(), VERDICT, "v")
+            res = make_client(srv.base_url, tmp_path, malformed_retries=0).complete_json(messages(), VERDICT,
+                                                                                         "v")
             assert not res.ok and srv.calls == run + 1
         last = make_client(srv.base_url, tmp_path, malformed_retries=0)
         res = last.complete_json(messages(), VERDICT, "v")

@@ -161,7 +161,8 @@ def test_map_json_reports_each_answer_as_it_arrives(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
     monkeypatch.setattr(client, "complete_json", fake_complete)
-    out = client.map_json([LLMRequest(messages(0), VERDICT, "a"), LLMRequest(messages(1), VERDICT, "b")], "verify")
+    out = client.map_json([LLMRequest(messages(0), VERDICT, "a"), LLMRequest(messages(1), VERDICT, "b")],
+                          "verify")
     assert out == ["a", "b"] and len(updates) == 2
 
 
@@ -215,7 +216,8 @@ def test_health_check_fails_fast_naming_url_and_model(tmp_path: Path) -> None:
     assert time.monotonic() - started < 5
 
 
-def test_health_check_passes_on_a_live_server_and_in_offline_mode(server: FakeLLMServer, tmp_path: Path) -> None:
+def test_health_check_passes_on_a_live_server_and_in_offline_mode(server: FakeLLMServer,
+                                                                  tmp_path: Path) -> None:
     make_client(server.base_url, tmp_path).health_check()
     assert server.calls == 0  # a GET, no completion spent
     make_client("http://127.0.0.1:9/v1", tmp_path, offline=True).health_check()
@@ -228,7 +230,8 @@ def test_api_endpoint_without_a_model_is_refused(tmp_path: Path, monkeypatch: py
     with pytest.raises(LLMConfigError, match="TOOLEX_LLM_MODEL"):
         client.health_check()
     monkeypatch.setenv("TOOLEX_LLM_MODEL", "gpt-x")
-    LLMClient(LLMSettings(base_url=url, model="gpt-x"), cache=ResponseCache(tmp_path)).check_model_configured()
+    LLMClient(LLMSettings(base_url=url, model="gpt-x"),
+              cache=ResponseCache(tmp_path)).check_model_configured()
 
 
 def test_health_check_counts_a_busy_server_as_reachable(tmp_path: Path) -> None:

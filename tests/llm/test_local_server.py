@@ -39,7 +39,8 @@ def ask(query: str, tool: str) -> list[dict[str, str]]:
 
 def test_schema_constrained_verdict_with_reason(client: LLMClient) -> None:
     yes = client.complete_json(
-        ask("Convert 100 US dollars to euros", "currency_converter: converts an amount between two currencies."),
+        ask("Convert 100 US dollars to euros",
+            "currency_converter: converts an amount between two currencies."),
         VERDICT, stage="verify", name="verdict",
     )  # fmt: skip
     no = client.complete_json(

@@ -35,7 +35,8 @@ def random_case(seed, n_queries=300, n_tools=200, tied=True):
         annotations.append(Annotation(f"q{q}", rng.choice(["code", "web", "customized"]), ref, tuple(combos)))
         if q % 11:  # some queries are missing from the run
             n = rng.randint(1, 120)
-            run[f"q{q}"] = {t: float(rng.randint(0, 9)) if tied else rng.random() for t in rng.sample(tools, n)}
+            run[f"q{q}"] = {t: float(rng.randint(0, 9)) if tied else rng.random()
+                            for t in rng.sample(tools, n)}
     return run, annotations
 
 
@@ -59,11 +60,14 @@ def _bm25_run(benchmark, k=100):
 
     ids = list(benchmark.tools)
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize([benchmark.tools[i].text for i in ids], stopwords="en", show_progress=False),
+    retriever.index(bm25s.tokenize([benchmark.tools[i].text for i in ids], stopwords="en",
+                                   show_progress=False),
                     show_progress=False)
-    tokens = bm25s.tokenize([q.with_instruction for q in benchmark.queries], stopwords="en", show_progress=False)
+    tokens = bm25s.tokenize([q.with_instruction for q in benchmark.queries], stopwords="en",
+                            show_progress=False)
     docs, scores = retriever.retrieve(tokens, k=min(k, len(ids)), show_progress=False, n_threads=1)
-    return {q.id: {ids[d]: float(s) for d, s in zip(docs[i], scores[i])} for i, q in enumerate(benchmark.queries)}
+    return {q.id: {ids[d]: float(s) for d, s in zip(docs[i], scores[i])}
+            for i, q in enumerate(benchmark.queries)}
 
 
 def _same_name_combinations(benchmark):

@@ -19,8 +19,10 @@ def test_names_keys_and_columns_are_rendered_once():
     assert tuple(x.name for x in measures_at(1)) == NAMES
 
 
-@pytest.mark.parametrize(("text", "want"), [("ndcg@10", Measure("ndcg", 10)), (" nDCG@3 ", Measure("ndcg", 3)),
-                                            ("Recall@100", Measure("recall", 100)), ("COMP@1", Measure("comp", 1))])
+@pytest.mark.parametrize(("text", "want"),
+                         [("ndcg@10", Measure("ndcg", 10)), (" nDCG@3 ", Measure("ndcg", 3)),
+                                            ("Recall@100", Measure("recall", 100)),
+                                            ("COMP@1", Measure("comp", 1))])
 def test_parse(text, want):
     assert Measure.parse(text) == want and Measure.parse(want.key) == want
 
@@ -45,7 +47,8 @@ def test_measures_are_hashable_keys_and_sort():
     assert sorted([Measure("recall", 5), Measure("comp", 10)])[0] == Measure("comp", 10)
 
 
-ANNOTATIONS = [Annotation("c1", "code", ("a",), (("a",), ("b",))), Annotation("c2", "code", ("a",), (("a",),)),
+ANNOTATIONS = [Annotation("c1", "code", ("a",), (("a",), ("b",))),
+               Annotation("c2", "code", ("a",), (("a",),)),
                Annotation("c3", "code", ("x",), (("x",),)), Annotation("w1", "web", ("y",), (("y",), ("z",)))]
 RUN = {"c1": {"b": 1.0}, "c2": {"a": 1.0}, "c3": {"q": 1.0}, "w1": {"z": 1.0}}
 

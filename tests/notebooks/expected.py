@@ -1,9 +1,10 @@
 """Expected numbers of the notebooks' smoke run, kept as data (``data/expected/notebooks_smoke.csv``).
 
-Each expected value names its table (a CSV the smoke run writes), its row (key columns), its column, a tolerance
-(percentage points) and, for a number that depends on the annotation judge, the annotation folder it was made
-with (the folder's name covers the judge, its settings and the stages' code). Judge-independent numbers (one-to-one
-at query level, query counts) are always checked; judge-dependent ones only against the same annotation folder.
+Each expected value names its table (a CSV the smoke run writes), its row (key columns), its column, a
+tolerance (percentage points) and, for a number that depends on the annotation judge, the annotation folder it
+was made with (the folder's name covers the judge, its settings and the stages' code). Judge-independent
+numbers (one-to-one at query level, query counts) are always checked; judge-dependent ones only against the
+same annotation folder.
 
 Regenerate after a deliberate change, from a smoke run's tables folder::
 
@@ -65,7 +66,8 @@ def collect(tables: Path) -> Iterator[Expected]:
     annotation = annotation_of(tables)
     table2 = pd.read_csv(tables / f"{TABLE2}.csv")
     for r in table2.itertuples(index=False):
-        key = row_key({"level": r.level, "retriever": r.retriever, "category": r.category, "metric": r.metric})
+        key = row_key({"level": r.level, "retriever": r.retriever, "category": r.category,
+                       "metric": r.metric})
         free = r.level == "query"  # the sub-query level's run follows Stage 1 of the judge
         tolerance = EXACT if r.retriever == "bm25" and free else NOISY
         yield Expected(TABLE2, key, "queries", float(r.queries), 0.0, "" if free else annotation)
@@ -95,7 +97,8 @@ def check(expected: pd.DataFrame, tables: Path) -> tuple[list[str], int]:
             continue
         got = float(rows[e.column].iloc[0])
         if not abs(got - e.value) <= e.tolerance + 1e-9:
-            failures.append(f"{e.table} {e.row} {e.column}: got {got:.4f}, expected {e.value:.4f} ± {e.tolerance}")
+            failures.append(f"{e.table} {e.row} {e.column}: got {got:.4f}, expected {e.value:.4f} ± "
+                            f"{e.tolerance}")
     return failures, skipped
 
 

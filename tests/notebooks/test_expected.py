@@ -1,5 +1,5 @@
-"""The smoke run's expected numbers: collected from a tables folder, checked with their tolerance, judge-dependent
-values checked only against the annotation folder they were made with."""
+"""The smoke run's expected numbers: collected from a tables folder, checked with their tolerance,
+judge-dependent values checked only against the annotation folder they were made with."""
 
 from __future__ import annotations
 
@@ -57,7 +57,8 @@ def test_a_changed_judge_free_number_fails(kept, tmp_path):
 def test_judge_dependent_numbers_follow_the_annotation_folder(kept, tmp_path):
     failures, skipped = expected.check(kept, write_tables(tmp_path / "t1", dense_eq=61.0, gt=90.0))
     assert len(failures) == 3  # dense ToolEq at both levels, the share
-    failures, skipped = expected.check(kept, write_tables(tmp_path / "t2", dense_eq=61.0, annotation="offline-x"))
+    failures, skipped = expected.check(kept,
+                                       write_tables(tmp_path / "t2", dense_eq=61.0, annotation="offline-x"))
     assert failures == [] and skipped == len(kept[kept.annotation.notna()])
 
 

@@ -1,5 +1,6 @@
 """Every notebook runs headless in the smoke setting, writes its figures and tables, and its key numbers match
-the expected values kept as data (``data/expected/notebooks_smoke.csv``; ``make test-notebooks`` runs it alone)."""
+the expected values kept as data (``data/expected/notebooks_smoke.csv``; ``make test-notebooks`` runs it
+alone)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from toolex.report import runner
 pytestmark = pytest.mark.notebooks
 
 FIGURES = ("01_subqueries_per_query", "02_equivalent_ranks", "03_combinations_before_after",
-           "04_delta_ndcg_query", "04_delta_ndcg_subquery_oracle", "05_finetuning_illusion_paper", "06_rank_cdf",
+           "04_delta_ndcg_query", "04_delta_ndcg_subquery_oracle", "05_finetuning_illusion_paper",
+           "06_rank_cdf",
            "09_validation_errors", "09_cascade_tradeoff")
 TABLES = ("01_decomposition_counts", "02_verification", "03_table1_beside_paper", "03_table1_per_judge",
           "03_judge_agreement", "04_table2_ndcg",

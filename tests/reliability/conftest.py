@@ -16,7 +16,8 @@ from .tiny import make_benchmark, pipeline, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("child.py")
-TALLY: Counter[str] = Counter()  # the suite's figures, printed at the end of the session (README: Reliability)
+# the suite's figures, printed at the end of the session (README: Reliability)
+TALLY: Counter[str] = Counter()
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

@@ -15,7 +15,8 @@ the rule-based responder of ``tests/annotate/responder.py``, so it is valid for 
 
 ``hang_at=(stage, n)`` makes the n-th request of a stage (``decompose``, ``verify``, ``audit``) never answer,
 so a test can SIGKILL the client at a known point. ``GET /v1/models`` answers the health check. ``port``:
-reuse the port of an earlier server, as a resumed run talks to the same endpoint (its URL is in the stage keys).
+reuse the port of an earlier server, as a resumed run talks to the same endpoint (its URL is in the stage
+keys).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def stage_of(body: dict[str, Any]) -> str:
 
 def _completion(content: str, finish: str = "stop", model: str = "rule") -> dict[str, Any]:
     return {"id": "x", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": content}}],
+            "choices": [{"index": 0, "finish_reason": finish,
+                         "message": {"role": "assistant", "content": content}}],
             "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}
 
 

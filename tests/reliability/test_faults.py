@@ -1,5 +1,5 @@
-"""Faults of the LLM endpoint: 500, 429, malformed, truncated, slow, wrong-schema and not-a-completion answers in
-a scripted order, an endpoint that cannot be reached, an API endpoint without a model."""
+"""Faults of the LLM endpoint: 500, 429, malformed, truncated, slow, wrong-schema and not-a-completion answers
+in a scripted order, an endpoint that cannot be reached, an API endpoint without a model."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from .tiny import NAME, pipeline, snapshot
 # consumed one per HTTP request (retries included); with 2 transport retries and 1 malformed retry this makes
 # request 1 fail after 500, 429, malformed, truncated; request 2 after slow, wrong-schema, not-a-completion;
 # request 3 give up on three 500s (not cached); requests 4 and 5 fail on two bad answers each
-SCRIPT = ["500", "429", "malformed", "truncated", "slow", "wrong-schema", "not-a-completion", "500", "500", "500",
+SCRIPT = ["500", "429", "malformed", "truncated", "slow", "wrong-schema", "not-a-completion", "500", "500",
+          "500",
           "malformed", "truncated", "wrong-schema", "not-a-completion"]
 # requests answered before the faults start: at the first decomposition, verdict, audit (None: after every
 # decomposition and verdict of the reference run)
@@ -63,7 +64,8 @@ def _refused_url() -> str:
 
 
 def _annotate(tiny_data: Path, out: Path) -> list[str]:
-    return ["annotate", "--data", str(tiny_data), "--benchmark", NAME, "--judge", "api", "--retriever", "bm25",
+    return ["annotate", "--data", str(tiny_data), "--benchmark", NAME, "--judge", "api", "--retriever",
+            "bm25",
             "--pool", "subset", "--top-k", "3", "--out", str(out), "--no-progress"]
 
 

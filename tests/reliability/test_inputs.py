@@ -16,7 +16,8 @@ from .conftest import TALLY
 from .fault_server import FaultServer
 from .tiny import NAME
 
-GOOD_ANN = {"query_id": "q1", "category": "web", "reference": ["a", "b"], "combinations": [["a", "b"], ["c", "b"]]}
+GOOD_ANN = {"query_id": "q1", "category": "web", "reference": ["a", "b"],
+            "combinations": [["a", "b"], ["c", "b"]]}
 GOOD_RUN = "q1 Q0 a 1 3.0 t\nq1 Q0 c 2 2.0 t\nq1 Q0 b 3 1.0 t\n"
 
 
@@ -27,7 +28,8 @@ def ann(**change) -> str:
 # (case, run file bytes, annotations text, extra options, what the one line must say)
 EVALUATE = [
     ("nan-score", b"q1 Q0 a 1 3.0 t\nq1 Q0 c 2 nan t\n", ann(), [], ["run.trec", "line 2", "NaN"]),
-    ("non-utf8-run", b"q1 Q0 a 1 3.0 t\nq1 Q0 \xff\xfe 2 2.0 t\n", ann(), [], ["run.trec", "line 2", "UTF-8"]),
+    ("non-utf8-run", b"q1 Q0 a 1 3.0 t\nq1 Q0 \xff\xfe 2 2.0 t\n", ann(), [],
+     ["run.trec", "line 2", "UTF-8"]),
     ("five-columns", b"q1 Q0 a 1 3.0\n", ann(), [], ["run.trec", "line 1", "6 columns"]),
     ("score-text", b"q1 Q0 a 1 high t\n", ann(), [], ["run.trec", "line 1", "not a number"]),
     ("tool-twice-in-run", b"q1 Q0 a 1 3.0 t\nq1 Q0 a 2 2.0 t\n", ann(), [], ["run.trec", "line 2", "twice"]),
@@ -84,7 +86,8 @@ def test_evaluate_refuses_bad_input(tmp_path: Path, capsys, case: str, run: byte
 def test_huge_k_is_capped_not_allocated(tmp_path: Path, capsys) -> None:
     (tmp_path / "run.trec").write_text(GOOD_RUN)
     (tmp_path / "ann.jsonl").write_text(ann())
-    base = ["evaluate", "--run", str(tmp_path / "run.trec"), "--annotations", str(tmp_path / "ann.jsonl"), "--json"]
+    base = ["evaluate", "--run", str(tmp_path / "run.trec"), "--annotations", str(tmp_path / "ann.jsonl"),
+            "--json"]
     assert main([*base, "--k", "10"]) == 0
     small = json.loads(capsys.readouterr().out)
     assert main([*base, "--k", str(10**12)]) == 0  # uncapped, this would ask for terabytes
@@ -123,12 +126,15 @@ BENCHMARK = [
     ("query-id-null", _set("query", 2, id=None), ["queries.json", "record 2", "'id'"]),
     ("query-id-list", _set("query", 2, id=["x"]), ["queries.json", "record 2", "'id'"]),
     ("query-id-space", _set("query", 2, id="q stock"), ["queries.json", "record 2", "'id'"]),
-    ("query-text-dict", _set("query", 0, query={"text": "weather"}), ["queries.json", "q_weather", "'query'"]),
+    ("query-text-dict", _set("query", 0, query={"text": "weather"}),
+     ["queries.json", "q_weather", "'query'"]),
     ("query-text-number", _set("query", 0, query=42), ["queries.json", "q_weather", "'query'"]),
-    ("instruction-list", _set("query", 0, instruction=["be brief"]), ["queries.json", "q_weather", "'instruction'"]),
+    ("instruction-list", _set("query", 0, instruction=["be brief"]),
+     ["queries.json", "q_weather", "'instruction'"]),
     ("tool-id-space", _set("tool", 3, id="t currency"), ["tools.json", "record 3", "'id'"]),
     ("tool-id-bool", _set("tool", 3, id=True), ["tools.json", "record 3", "'id'"]),
-    ("label-id-dict", lambda q, t: q[0]["labels"][0].update(id={"x": 1}), ["queries.json", "q_weather", "'id'"]),
+    ("label-id-dict",
+     lambda q, t: q[0]["labels"][0].update(id={"x": 1}), ["queries.json", "q_weather", "'id'"]),
 ]
 
 
@@ -137,7 +143,8 @@ def test_benchmark_types_are_checked_at_load(tiny_data: Path, tmp_path: Path, ca
                                              says: list[str]) -> None:
     data = _bench(tiny_data, tmp_path, edit)
     out = tmp_path / "run.trec"
-    assert main(["retrieve", "--data", str(data), "--benchmark", NAME, "--retriever", "bm25", "--out", str(out),
+    assert main(["retrieve", "--data", str(data), "--benchmark", NAME, "--retriever", "bm25", "--out",
+                 str(out),
                  "--quiet"]) == 2
     line = _one_line(capsys)
     for fragment in says:
@@ -152,7 +159,8 @@ def test_query_without_relevant_tool_is_skipped_with_a_count(tiny_data: Path, tm
 
     data = _bench(tiny_data, tmp_path, all_zero)
     out = tmp_path / "run.trec"
-    assert main(["retrieve", "--data", str(data), "--benchmark", NAME, "--retriever", "bm25", "--pool", "subset",
+    assert main(["retrieve", "--data", str(data), "--benchmark", NAME, "--retriever", "bm25", "--pool",
+                 "subset",
                  "--out", str(out), "--quiet"]) == 0
     assert "1 queries without a relevant tool" in capsys.readouterr().err
     assert "q_money" not in {line.split()[0] for line in out.read_text().splitlines()}
@@ -179,7 +187,8 @@ def test_api_run_into_a_folder_of_another_sample_refuses(tiny_data: Path, tmp_pa
     with FaultServer(port=port) as srv:
         monkeypatch.setenv("TOOLEX_LLM_BASE_URL", srv.base_url)
         monkeypatch.setenv("TOOLEX_LLM_MODEL", "rule-model")
-        base = ["annotate", "--data", str(tiny_data), "--benchmark", NAME, "--judge", "api", "--retriever", "bm25",
+        base = ["annotate", "--data", str(tiny_data), "--benchmark", NAME, "--judge", "api", "--retriever",
+                "bm25",
                 "--pool", "subset", "--top-k", "3", "--out", str(out), "--no-progress"]
         assert main([*base, "--sample", "2"]) == 0
         first = (out / "annotations.jsonl").read_bytes()
@@ -200,4 +209,5 @@ def test_nan_in_a_python_run_is_refused() -> None:
 
     truth = [Annotation("q1", "web", ("a",), (("a",),))]
     with pytest.raises(InputError, match="score of tool 'b' for query 'q1' is NaN"):
-        evaluate({"q1": {"b": float("nan"), "a": 1.0}}, truth, k=1)  # a NaN on top: 1.0 here, 0.0 in trec_eval
+        # a NaN on top: 1.0 here, 0.0 in trec_eval
+        evaluate({"q1": {"b": float("nan"), "a": 1.0}}, truth, k=1)

@@ -1,4 +1,5 @@
-"""SIGKILL a run at points of each stage, then resume it: byte-identical artifacts, no finished call repeated."""
+"""SIGKILL a run at points of each stage, then resume it: byte-identical artifacts, no finished call
+repeated."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from .fault_server import FaultServer
 from .tiny import pipeline, snapshot
 
 # (stage, n): the n-th request of that stage hangs and the run is killed there
-KILL_POINTS = [("decompose", 1), ("decompose", 4), ("verify", 1), ("verify", 12), ("verify", 25), ("audit", 1),
+KILL_POINTS = [("decompose", 1), ("decompose", 4), ("verify", 1), ("verify", 12), ("verify", 25),
+               ("audit", 1),
                ("audit", 3)]
 
 
@@ -37,7 +39,8 @@ def test_killed_run_resumes_to_the_same_bytes(tiny_data: Path, reference, tmp_pa
     assert answered == sum(v for s, v in reference.by_stage.items()
                            if ["decompose", "verify", "audit"].index(s) < ["decompose", "verify", "audit"]
                            .index(stage)) + n - 1
-    stages_done = json.loads((out / MANIFEST).read_text()).get("stages", {}) if (out / MANIFEST).exists() else {}
+    stages_done = json.loads((out / MANIFEST).read_text()).get("stages",
+                                                               {}) if (out / MANIFEST).exists() else {}
     assert stage not in stages_done  # the killed stage was never marked done
     with FaultServer(port=port) as srv:
         pipeline(tiny_data, out, srv.base_url, cache, refuse_other=True).run()

@@ -1,6 +1,6 @@
 """Each artifact truncated (at a line boundary, mid-line, emptied, removed): the rerun notices it by the line
-count and sha256 the manifest recorded, redoes that stage and the later ones from the LLM cache, and exports the
-same bytes -- never a subset."""
+count and sha256 the manifest recorded, redoes that stage and the later ones from the LLM cache, and exports
+the same bytes -- never a subset."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Outputs are written whole or not at all, and a different run's output is not overwritten without --force."""
+"""Outputs are written whole or not at all, and a different run's output is not overwritten without
+--force."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from .tiny import NAME
 
 
 def _retrieve(tiny_data: Path, out: Path, *extra: str) -> list[str]:
-    return ["retrieve", "--data", str(tiny_data), "--benchmark", NAME, "--retriever", "bm25", "--pool", "subset",
+    return ["retrieve", "--data", str(tiny_data), "--benchmark", NAME, "--retriever", "bm25", "--pool",
+            "subset",
             "--out", str(out), "--quiet", *extra]
 
 
@@ -60,7 +62,8 @@ def test_per_query_csv_is_written_atomically(tmp_path: Path) -> None:
     (tmp_path / "ann.jsonl").write_text(json.dumps({"query_id": "q1", "reference": ["a"],
                                                     "combinations": [["a"]]}) + "\n")
     target = tmp_path / "pq.csv"
-    assert main(["evaluate", "--run", str(tmp_path / "run.trec"), "--annotations", str(tmp_path / "ann.jsonl"),
+    assert main(["evaluate", "--run", str(tmp_path / "run.trec"), "--annotations",
+                 str(tmp_path / "ann.jsonl"),
                  "--per-query", str(target)]) == 0
     assert target.read_text().splitlines()[1].startswith("q1,")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ann.jsonl", "pq.csv", "run.trec"]

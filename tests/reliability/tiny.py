@@ -36,7 +36,8 @@ QUERIES = [
     ("q_weather", "What will the weather be like in Paris tomorrow?", ["t_weather_forecast"]),
     ("q_money", "Convert 10 USD to EUR and email the result to Ann", ["t_currency_convert", "t_email_send"]),
     ("q_stock", "Give me the latest stock quote for ACME", ["t_stock_quote"]),
-    ("q_text", "Translate this paragraph into French, then summarize it", ["t_translate_text", "t_text_summarize"]),
+    ("q_text", "Translate this paragraph into French, then summarize it",
+     ["t_translate_text", "t_text_summarize"]),
     ("q_news", "Find news articles about electric cars", ["t_news_search"]),
 ]
 
@@ -45,7 +46,8 @@ def make_benchmark(data_dir: Path) -> Path:
     """Write the benchmark under ``data_dir/toolret/tiny``; returns ``data_dir``."""
     folder = data_dir / "toolret" / "tiny"
     folder.mkdir(parents=True, exist_ok=True)
-    tools = [{"id": tid, "documentation": {"name": tid[2:], "description": text}} for tid, text in TOOLS.items()]
+    tools = [{"id": tid, "documentation": {"name": tid[2:], "description": text}}
+             for tid, text in TOOLS.items()]
     queries = [{"id": qid, "query": text, "labels": [{"id": t, "relevance": 1} for t in labels]}
                for qid, text, labels in QUERIES]
     (folder / "tools.json").write_text(json.dumps(tools, indent=1))
@@ -63,8 +65,9 @@ def llm_settings(base_url: str, timeout: float = 10.0) -> Any:
 def pipeline(data_dir: Path, out: Path, base_url: str, cache_root: Path, refuse_other: bool = False,
              top_k: int = 15, timeout: float = 10.0) -> Any:
     """The ToolEX run of the suite (not started): LLM judge over ``base_url``, BM25 candidates (every tool of
-    the pool, so that the multi-tool queries have admissible combinations with distinct tools to audit). The request
-    timeout is generous (a loaded machine must not add retries to the exact call counts the tests check); the
+    the pool, so that the multi-tool queries have admissible combinations with distinct tools to audit). The
+    request timeout is generous (a loaded machine must not add retries to the exact call counts the tests
+    check); the
     ``slow`` fault runs with a short one."""
     from toolex.annotate.judges.llm import LLMJudge
     from toolex.annotate.pipeline import AnnotateConfig, ToolEX
@@ -73,7 +76,8 @@ def pipeline(data_dir: Path, out: Path, base_url: str, cache_root: Path, refuse_
     from toolex.retrieval import build_retriever
 
     bench = load_benchmark(NAME, data_dir)
-    judge = LLMJudge(client=LLMClient(llm_settings(base_url, timeout), cache=ResponseCache(cache_root)), progress=False)
+    judge = LLMJudge(client=LLMClient(llm_settings(base_url, timeout), cache=ResponseCache(cache_root)),
+                     progress=False)
     config = AnnotateConfig(retriever="bm25", pool="subset", top_k=top_k, max_combinations=8)
     return ToolEX([bench], judge, out, config, retriever=build_retriever("bm25"), progress=False,
                   refuse_other=refuse_other)

@@ -48,7 +48,8 @@ def test_figure_footer_names_data_retrievers_and_judge(tmp_path):
     written = save_figure(fig, "toy", text, folder=tmp_path)
     assert written["png"].stat().st_size > 0 and written["pdf"].read_bytes().startswith(b"%PDF")
     shown = " ".join(t.get_text() for t in fig.texts).replace("\n", " ")
-    for part in ("Data: toolret/apibank", "Retrievers: bm25, dense:minilm", "Judge: offline-similarity(minilm)"):
+    for part in ("Data: toolret/apibank", "Retrievers: bm25, dense:minilm",
+                 "Judge: offline-similarity(minilm)"):
         assert part in shown
     plt.close(fig)
 

@@ -36,7 +36,8 @@ def test_summary_counts_only_queries_with_an_equivalent():
     assert out["gt_in_top2_pct"] == 0.0
     assert out["best_equivalent_in_top2_pct"] == 100.0
     assert out["gt_outside_equivalent_inside_top2_pct"] == 100.0
-    assert out["random_negative_in_top2_pct"] == 100.0  # the only negatives left: a (q1) and m (q3), both rank 1
+    # the only negatives left: a (q1) and m (q3), both rank 1
+    assert out["random_negative_in_top2_pct"] == 100.0
 
 
 def test_cdf_counts_missing_as_outside():

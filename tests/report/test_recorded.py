@@ -38,7 +38,8 @@ def test_table1_per_judge_on_the_same_queries(run_copy):
     _, queries = run_queries(run_copy)
     for judge in judges:
         assert frame.loc[(judge, "all"), "queries"] == len(queries)
-    accepted = sum(len(json.loads(line)["verified"]) for line in (run_copy / "verified.jsonl").read_text().splitlines())
+    accepted = sum(len(json.loads(line)["verified"])
+                   for line in (run_copy / "verified.jsonl").read_text().splitlines())
     assert frame.loc[(judges[0], "all"), "verified_items"] == accepted
     twin = offline_twin(run_copy)
     stamp = twin.path("manifest.json").stat().st_mtime_ns

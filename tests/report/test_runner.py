@@ -16,7 +16,8 @@ def test_numbered_notebooks_in_order():
 
 def _write(folder, name, source):
     book = nbformat.v4.new_notebook()
-    book.cells = [nbformat.v4.new_code_cell("SMOKE = False\nJUDGE = 'offline'"), nbformat.v4.new_code_cell(source)]
+    book.cells = [nbformat.v4.new_code_cell("SMOKE = False\nJUDGE = 'offline'"),
+                  nbformat.v4.new_code_cell(source)]
     book.cells[0].metadata["tags"] = ["parameters"]
     nbformat.write(book, folder / name)
 

@@ -14,7 +14,8 @@ GROUPS = {"q1": "toy/web", "q2": "toy/code"}
 @pytest.fixture
 def records():
     d = toy_data()
-    return list(d.decompositions.values()), [v for vs in d.verified.values() for v in vs], list(d.audited.values())
+    return list(d.decompositions.values()), [v for vs in d.verified.values()
+                                             for v in vs], list(d.audited.values())
 
 
 def test_decomposition_and_examples(records):
@@ -47,5 +48,6 @@ def test_table1_beside_paper():
                          "queries_with_extra_combination_pct": [40.0]}, index=["all"])
     paper = pd.DataFrame({"tooleq": [7360, 4.2]}, index=["queries", "avg_items_per_sub_query"])
     table = stages.table1_beside_paper(ours, paper, claims={"queries_with_extra_combination_pct": 75.2})
-    assert table.statistic.tolist() == ["queries", "avg_items_per_sub_query", "queries_with_extra_combination_pct"]
+    assert table.statistic.tolist() == ["queries", "avg_items_per_sub_query",
+                                        "queries_with_extra_combination_pct"]
     assert table["reported by the paper"].tolist() == [7360, 4.2, 75.2]

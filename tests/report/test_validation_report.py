@@ -1,5 +1,5 @@
-"""The validation report layer: gold from a benchmark's own labels, the goals table, kept validations read back,
-and the cascade's kept trade-off curve."""
+"""The validation report layer: gold from a benchmark's own labels, the goals table, kept validations read
+back, and the cascade's kept trade-off curve."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ def _result(ours_extra: bool):
     combos = (("Travel_1.FindAttractions",), ("Travel_2.FindAttractions",)) if ours_extra else \
         (("Travel_1.FindAttractions",),)
     ours = [Annotation("q1", "Travel", ("Travel_1.FindAttractions",), combos),
-            Annotation("q2", "Travel", ("Travel_1.Other",), (("Travel_1.Other",), ("Travel_1.FindAttractions",)))]
+            Annotation("q2", "Travel", ("Travel_1.Other",),
+                       (("Travel_1.Other",), ("Travel_1.FindAttractions",)))]
     run = {"q1": {"Travel_2.FindAttractions": 2.0, "Travel_1.FindAttractions": 1.0},
            "q2": {"Travel_1.FindAttractions": 2.0, "Travel_1.Other": 1.0}}
     return validate(gold, ours, {"bm25": run}, k=10, bootstrap=0)

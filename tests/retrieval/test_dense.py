@@ -1,4 +1,5 @@
-"""Dense retrieval with the embedded MiniLM: the embedding cache (hits, misses, corruption) and faiss search."""
+"""Dense retrieval with the embedded MiniLM: the embedding cache (hits, misses, corruption) and faiss
+search."""
 
 from __future__ import annotations
 

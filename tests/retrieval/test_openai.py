@@ -28,7 +28,8 @@ class Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         Handler.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
-        data = [{"object": "embedding", "index": i, "embedding": fake_vector(t)} for i, t in enumerate(inputs)]
+        data = [{"object": "embedding", "index": i, "embedding": fake_vector(t)}
+                for i, t in enumerate(inputs)]
         data.reverse()  # servers may answer out of order; the client sorts by index
         payload = json.dumps({"object": "list", "data": data, "model": body["model"],
                               "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()

@@ -29,7 +29,8 @@ def test_e5_and_plain_formats():
 @pytest.mark.parametrize("name,family", [
     ("Qwen/Qwen3-Embedding-0.6B", "qwen3"), ("Lux1997/Tool-Embed-0.6B", "qwen3"),
     ("intfloat/e5-base-v2", "e5"), ("intfloat/e5-mistral-7b-instruct", "plain"),
-    ("sentence-transformers/all-MiniLM-L6-v2", "plain"), ("minilm", "plain"), ("BAAI/bge-base-en-v1.5", "plain"),
+    ("sentence-transformers/all-MiniLM-L6-v2", "plain"), ("minilm", "plain"),
+    ("BAAI/bge-base-en-v1.5", "plain"),
 ])
 def test_detect_family(name, family):
     assert detect_family(name) == family
@@ -87,12 +88,14 @@ def tiny_bert(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def tiny_qwen3(tmp_path_factory):
-    """A small randomly initialised Qwen3 decoder (causal, rotary positions), the Qwen3-Embedding architecture."""
+    """A small randomly initialised Qwen3 decoder (causal, rotary positions), the Qwen3-Embedding
+    architecture."""
     from transformers import Qwen3Config, Qwen3Model
 
     def config(vocab):
         return Qwen3Config(vocab_size=vocab, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                           num_key_value_heads=1, head_dim=16, intermediate_size=64, max_position_embeddings=256,
+                           num_key_value_heads=1, head_dim=16, intermediate_size=64,
+                           max_position_embeddings=256,
                            pad_token_id=0)
 
     return _save_tiny(tmp_path_factory.mktemp("tiny-qwen3"), config, Qwen3Model)

@@ -47,7 +47,8 @@ def test_retrieve_command_writes_a_run(data_dir, tmp_path, capsys):
 
 
 def test_retrieve_command_bad_spec(data_dir, tmp_path, capsys):
-    code = main(["retrieve", "--data", str(data_dir), "--benchmark", "toolret/apibank", "--retriever", "tfidf",
+    code = main(["retrieve", "--data", str(data_dir), "--benchmark", "toolret/apibank", "--retriever",
+                 "tfidf",
                  "--out", str(tmp_path / "x.trec")])
     assert code == 2
     assert "unknown retriever spec" in capsys.readouterr().err
@@ -56,7 +57,8 @@ def test_retrieve_command_bad_spec(data_dir, tmp_path, capsys):
 def test_baselines_table_with_provenance(data_dir, tmp_path):
     from toolex.retrieval.baselines import run_baselines
 
-    table = run_baselines(["bm25"], ["toolret/apibank", "toolret/toolink"], data_dir=data_dir, out_dir=tmp_path,
+    table = run_baselines(["bm25"], ["toolret/apibank", "toolret/toolink"], data_dir=data_dir,
+                          out_dir=tmp_path,
                           progress=False)
     assert list(table["level"]) == ["subset", "subset", "category", "category", "all"]
     assert set(table["name"]) >= {"toolret/apibank", "code", "web", "all"}

@@ -40,7 +40,8 @@ def write_run(folder: Path, run: dict = RUN, judge: str = "offline-similarity(mi
              "reference_tool": ref} for i, ref in enumerate(reference)]})
         for i, ref in enumerate(reference):
             alternatives = sorted({tools[i] for tools, _ in others if tools[i] != ref})
-            verified.append({"query_id": qid, "index": i, "subquery": f"{qid} need {i}", "reference_tool": ref,
+            verified.append({"query_id": qid, "index": i, "subquery": f"{qid} need {i}",
+                             "reference_tool": ref,
                              "verified": [ref, *alternatives], "candidates": [
                                  {"tool_id": t, "rank": r + 1, "score": 0.9 - r / 10, "equivalent": True,
                                   "reason": f"{t} does what {ref} does", "judge": judge}

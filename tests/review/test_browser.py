@@ -26,7 +26,8 @@ SMALL = {"q1": ("code", ["t1"], [(["t2"], True), (["t3"], True)]), "q4": ("web",
 @pytest.fixture(autouse=True)
 def _chromium():
     if not CHROMIUM.exists():
-        skip_unless_required("/usr/bin/chromium is missing: run `make browser-deps`", "TOOLEX_REQUIRE_BROWSER")
+        skip_unless_required("/usr/bin/chromium is missing: run `make browser-deps`",
+                             "TOOLEX_REQUIRE_BROWSER")
 
 
 @pytest.fixture
@@ -89,7 +90,8 @@ def test_two_reviewers_and_an_adjudication(served):
             _login(cat, url, "cat")
             cat.locator(".toolex-review-mode button", has_text="adjudicate").click()
             cat.wait_for_selector(".toolex-review-reviews", timeout=30_000)
-            options = [o.replace("\xa0", " ") for o in cat.locator(".toolex-review-disputes option").all_inner_texts()]
+            options = [o.replace("\xa0", " ")
+                       for o in cat.locator(".toolex-review-disputes option").all_inner_texts()]
             assert options == ["• q1::t2 (validity)"]
             assert "searches, does not book" in cat.locator(".toolex-review-reviews").inner_text()
             quick = cat.locator(".toolex-review-quick input")

@@ -78,7 +78,8 @@ def test_gold_file_as_a_finished_review(tmp_path, apibank_run, capsys):
     gold.write_text(json.dumps({"query_id": qids[0], "acceptable": [run[qids[0]][1], run[qids[0]][2][0][0]]})
                     + "\n" + json.dumps({"query_id": qids[1], "acceptable": [run[qids[1]][1]]}) + "\n")
     campaign = tmp_path / "gold.sqlite"
-    assert main(["review", "sample", "--run", str(folder), "--campaign", str(campaign), "--gold", str(gold)]) == 0
+    assert main(["review", "sample", "--run", str(folder), "--campaign", str(campaign), "--gold",
+                 str(gold)]) == 0
     with Campaign(campaign) as c:
         assert sorted(i.query_id for i in c.items()) == sorted([qids[0], qids[0], qids[1]])
         assert {d["reviewer"] for d in c.decisions()} == {"gold-a", "gold-b"}

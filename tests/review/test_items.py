@@ -42,10 +42,13 @@ def test_tool_documentation_is_readable_in_every_shape():
     assert listed["description"] == "get a token"
     assert listed["parameters"] == [{"name": "user", "type": "str", "required": "yes", "description": "who"}]
     schema = tool_doc(Tool("b", "B", {"name": "b", "description": "d", "parameters": {
-        "type": "object", "properties": {"q": {"type": "string", "description": "query"}}, "required": ["q"]}}))
-    assert schema["parameters"][0] == {"name": "q", "type": "string", "required": "yes", "description": "query"}
+        "type": "object", "properties": {"q": {"type": "string", "description": "query"}},
+        "required": ["q"]}}))
+    assert schema["parameters"][0] == {"name": "q", "type": "string", "required": "yes",
+                                       "description": "query"}
     text = tool_doc(Tool("c", "C", "category_name:Food, tool_name:Recipes, api_name:Suggest, api_description:"
-                                   "Get suggestions, required_params: [{\"name\": \"q\", \"type\": \"STRING\", "
-                                   "\"description\": \"\"}], optional_params: [], return_schema: {}"))
+                                   "Get suggestions, required_params: [{\"name\": \"q\", \"type\": "
+                                   "\"STRING\", \"description\": \"\"}], optional_params: [], return_schema: "
+                                   "{}"))
     assert text["name"] == "Recipes / Suggest" and text["description"] == "Get suggestions"
     assert text["parameters"][0]["name"] == "q" and text["parameters"][0]["required"] == "yes"

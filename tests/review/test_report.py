@@ -10,7 +10,8 @@ from toolex.review.report import campaign_report, wilson
 from toolex.review.store import ADJUDICATE, Campaign
 
 V = (True, None)
-NEAR, INCOMPLETE, CROSS = (False, "near_synonym"), (False, "incomplete_coverage"), (False, "cross_platform_mismatch")
+NEAR, INCOMPLETE, CROSS = (False, "near_synonym"), (False, "incomplete_coverage"), (False,
+                                                                                    "cross_platform_mismatch")
 DECOMP, OTHER = (False, "decomposition_ambiguity"), (False, "other")
 
 # item: (ann, bob) — "ann" is reviewer a, "bob" reviewer b
@@ -24,12 +25,14 @@ DECISIONS = {
 @pytest.fixture
 def campaign(tmp_path, items):
     campaign = Campaign.create(tmp_path / "c.sqlite", items[0].run,
-                               {"plan": {"code · 1 tool": [3, 3], "code · 2 tools": [3, 3], "web · 1 tool": [4, 4]}})
+                               {"plan": {"code · 1 tool": [3, 3], "code · 2 tools": [3, 3],
+                                         "web · 1 tool": [4, 4]}})
     campaign.add_items(items)
     for item_id, (a, b) in DECISIONS.items():
         campaign.decide(item_id, "ann", *a, note="ann's reason")
         campaign.decide(item_id, "bob", *b)
-    campaign.decide("q3::t2+t6", "cat", False, "incomplete_coverage", "misses the second need", role=ADJUDICATE)
+    campaign.decide("q3::t2+t6", "cat", False, "incomplete_coverage", "misses the second need",
+                    role=ADJUDICATE)
     llm_valid = {"q1::t2", "q1::t3", "q2::t5", "q4::w2", "q4::w4"}
     campaign.add_judge_verdicts([(i, "llm", i in llm_valid) for i in DECISIONS], "other run")
     yield campaign
@@ -70,7 +73,8 @@ def test_kappa_agreement_and_adjudication(campaign):
 
 def test_failure_taxonomy(campaign):
     table = campaign_report(campaign).tables["taxonomy"].set_index("bucket")
-    assert table["items"].to_dict() == {"decomposition_ambiguity": 0, "near_synonym": 1, "incomplete_coverage": 1,
+    assert table["items"].to_dict() == {"decomposition_ambiguity": 0, "near_synonym": 1,
+                                        "incomplete_coverage": 1,
                                         "cross_platform_mismatch": 1, "other": 0, "unresolved": 1}
     assert table.loc["near_synonym", "share of invalid (%)"] == pytest.approx(25.0)
     assert table["reviews naming it"].to_dict() == {"decomposition_ambiguity": 1, "near_synonym": 3,

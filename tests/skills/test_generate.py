@@ -41,9 +41,11 @@ def test_reject_reasons():
 
 
 def test_template_rewrites():
-    assert request_from("Use this skill when the user wants to merge PDF files. More text.", ["pdf-merge"]) == (
+    assert request_from("Use this skill when the user wants to merge PDF files. More text.",
+                        ["pdf-merge"]) == (
         "I want to merge PDF files")
-    assert request_from("Creates charts from CSV data.", ["chart-maker"]) == "Can you help me create charts from CSV data"
+    assert request_from("Creates charts from CSV data.",
+                        ["chart-maker"]) == "Can you help me create charts from CSV data"
     assert request_from("Generate release notes from git history", ["relnotes-writer"]) == (
         "Please generate release notes from git history")
     assert "docx" not in request_from("Use the docx skill for Word documents.", ["docx"]).lower()
@@ -121,10 +123,13 @@ class SkillLLM:
                 elif any("[leak]" in d for d in descriptions):
                     content = json.dumps({"query": "Please run leaky parser on my data folder."})
                 elif any("[twin]" in d for d in descriptions):
-                    content = json.dumps({"query": "I need the quarterly numbers cleaned and charted for Monday."})
+                    content = json.dumps({"query": "I need the quarterly numbers cleaned and charted for "
+                                                   "Monday."})
                 else:
-                    content = json.dumps({"query": "I have a task: " + " and ".join(d.lower() for d in descriptions)})
-                data = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "fake-writer",
+                    content = json.dumps({"query": "I have a task: " + " and ".join(d.lower()
+                                                                                    for d in descriptions)})
+                data = json.dumps({"id": "x", "object": "chat.completion", "created": 0,
+                                   "model": "fake-writer",
                                    "choices": [{"index": 0, "finish_reason": "stop",
                                                 "message": {"role": "assistant", "content": content}}],
                                    "usage": {"prompt_tokens": 5, "completion_tokens": 5}}).encode()
@@ -165,7 +170,8 @@ def test_llm_path_over_http(tmp_path):
     with SkillLLM() as server:
         settings = LLMSettings(base_url=server.base_url, model="fake-writer", response_format="json_object",
                                backoff=0.01, timeout=5.0, concurrency=2, malformed_retries=0)
-        generator = LLMGenerator(client=LLMClient(settings, cache=ResponseCache(tmp_path / "cache")), progress=False)
+        generator = LLMGenerator(client=LLMClient(settings, cache=ResponseCache(tmp_path / "cache")),
+                                 progress=False)
         report = build_queries(pool, generator, n_queries=50, seed=0, sizes=(1.0, 0.0, 0.0), max_rounds=1)
         calls = len(server.requests)
         again = build_queries(pool, generator, n_queries=50, seed=0, sizes=(1.0, 0.0, 0.0), max_rounds=1)
@@ -191,7 +197,8 @@ def test_llm_path_over_http(tmp_path):
 
 def test_ensure_offline_fallback(isolated, skills, corpus_path):
     settings = SkillSettings.for_smoke(pool_size=200, n_queries=12)
-    bench = ensure_skill_benchmark(settings, generator="auto", corpus=corpus_path, skills=skills, progress=False)
+    bench = ensure_skill_benchmark(settings, generator="auto", corpus=corpus_path, skills=skills,
+                                   progress=False)
     manifest = bench.meta
     assert manifest["generator"]["generator"] == "offline-template"
     assert len(bench) == 12 and len(bench.tools) == 200
@@ -225,7 +232,8 @@ def test_writing_stops_when_enough_queries_are_kept(pool):
     assert [(q.text, q.skills) for q in chunked.queries] == [(q.text, q.skills) for q in whole.queries]
     counts = chunked.counts()
     drawn = int(40 * 1.25) + 2  # the seeds of the first round
-    assert writer.written == counts["generated"] == counts["examined"] < drawn  # nothing written is left unread
+    # nothing written is left unread
+    assert writer.written == counts["generated"] == counts["examined"] < drawn
 
 
 def test_recorded_llm_benchmark_is_reused_without_an_llm(isolated, skills, corpus_path, monkeypatch):

@@ -31,12 +31,14 @@ def test_repository_of():
 
 def write_skill(folder, name, description, body="# Steps\n\nDo it.\n"):
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n{body}", encoding="utf-8")
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n{body}",
+                                     encoding="utf-8")
 
 
 def test_skill_md_folder(tmp_path):
     write_skill(tmp_path / "pdf-tools", "pdf-tools", "Extract text and tables from PDF files.")
-    write_skill(tmp_path / "nested" / "csv-clean", "csv-clean", '"Clean messy CSV files: dedupe, trim, retype."')
+    write_skill(tmp_path / "nested" / "csv-clean", "csv-clean",
+                '"Clean messy CSV files: dedupe, trim, retype."')
     (tmp_path / "README.md").write_text("not a skill", encoding="utf-8")
     tools = load_skills(tmp_path)
     assert sorted(tools) == ["nested/csv-clean/SKILL.md", "pdf-tools/SKILL.md"]

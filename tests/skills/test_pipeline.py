@@ -36,7 +36,8 @@ def minilm():
 
 def test_skilleq_smoke(isolated, skills, corpus_path, minilm, monkeypatch):
     settings = SkillSettings.for_smoke(pool_size=80, n_queries=8)
-    bench = ensure_skill_benchmark(settings, generator="offline", corpus=corpus_path, skills=skills, progress=False)
+    bench = ensure_skill_benchmark(settings, generator="offline", corpus=corpus_path, skills=skills,
+                                   progress=False)
     folder = ensure_skilleq(bench, judge="offline", progress=False)
     assert folder.parent == paths.artifacts_dir() / "annotations"
     assert folder.name.startswith("skilleq-smoke-offline-template-offline-")
@@ -56,7 +57,8 @@ def test_skilleq_smoke(isolated, skills, corpus_path, minilm, monkeypatch):
     from toolex.annotate import judges
 
     written = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
-    monkeypatch.setattr(judges, "build_judge", lambda *a, **k: pytest.fail("judge built for a complete folder"))
+    monkeypatch.setattr(judges, "build_judge",
+                        lambda *a, **k: pytest.fail("judge built for a complete folder"))
     assert ensure_skilleq(bench, judge="offline", progress=False) == folder
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == written
     monkeypatch.undo()
@@ -83,7 +85,8 @@ def test_skilleq_smoke(isolated, skills, corpus_path, minilm, monkeypatch):
 
 def test_skilleq_key_follows_the_benchmark(isolated, skills, corpus_path):
     settings = SkillSettings.for_smoke(pool_size=60, n_queries=4)
-    bench = ensure_skill_benchmark(settings, generator="offline", corpus=corpus_path, skills=skills, progress=False)
+    bench = ensure_skill_benchmark(settings, generator="offline", corpus=corpus_path, skills=skills,
+                                   progress=False)
     assert skilleq_key(bench) == skilleq_key(ensure_skill_benchmark(settings, generator="offline",
                                                                     corpus=corpus_path, skills=skills))
     other = ensure_skill_benchmark(replace(settings, n_queries=5), generator="offline", corpus=corpus_path,

@@ -37,7 +37,8 @@ def test_per_query_scores_and_credit_by_hand():
     assert ndcg["one_to_one"].tolist() == pytest.approx([0.0, D2, D2])
     assert ndcg["ours"].tolist() == pytest.approx([1.0, 1.0, D2])
     assert ndcg["gold"].tolist() == pytest.approx([1.0, D2, 1.0])
-    assert ndcg["over"].tolist() == pytest.approx([0.0, 1 - D2, 0.0])  # q2: credit for e that gold does not list
+    # q2: credit for e that gold does not list
+    assert ndcg["over"].tolist() == pytest.approx([0.0, 1 - D2, 0.0])
     assert ndcg["under"].tolist() == pytest.approx([0.0, 0.0, 1 - D2])  # q3: no credit for g that gold lists
     row = result.table().set_index(["retriever", "metric"]).loc[("bm25", "ndcg@2")]
     assert row["over_credit"] == pytest.approx((1 - D2) / 3) and row["under_credit"] == pytest.approx((1 - D2) / 3)

@@ -26,7 +26,8 @@ GOLD = [
     gold("q4", ("k",), ("m",)),  # not annotated by us: C* only
 ]
 OURS = [
-    ours("q1", ("a", "b"), ("b", "c"), ("x", "b"), ("b", "a")),  # (b, c) = gold (c, b); (x, b) unlisted; (b, a) is C*
+    # (b, c) = gold (c, b); (x, b) unlisted; (b, a) is C*
+    ours("q1", ("a", "b"), ("b", "c"), ("x", "b"), ("b", "a")),
     ours("q2", ("f",), ("f", "g")),  # (f, g) is not gold's (g): combination unlisted, tool g listed
     ours("q3", ("h",), ("y",)),  # unlisted
     ours("q9", ("z",)),  # not in gold: ignored
@@ -41,7 +42,8 @@ def test_expansion_counts_by_hand():
     # gold alternatives: q1 3 + q2 1 + q4 1 = 5; ours added: q1 2 + q2 1 + q3 1 = 4; matched: q1 (c, b) only
     assert (combo["gold_alternatives"], combo["added"], combo["matched"]) == (5, 4, 1)
     assert combo["recall"] == pytest.approx(1 / 5) and combo["precision"] == pytest.approx(1 / 4)
-    # gold tools beyond C*: q1 {c, d, e} + q2 {g} + q4 {m} = 5; ours: q1 {c, x} + q2 {g} + q3 {y} = 4; shared c, g
+    # gold tools beyond C*: q1 {c, d, e} + q2 {g} + q4 {m} = 5; ours: q1 {c, x} + q2 {g} + q3 {y} = 4; shared
+    # c, g
     assert (tool["gold_tools"], tool["added_tools"], tool["matched_tools"]) == (5, 4, 2)
     assert tool["recall"] == pytest.approx(2 / 5) and tool["precision"] == pytest.approx(2 / 4)
     assert s["expansion"]["queries_with_gold_alternatives"] == 3 and s["expansion"]["queries_with_additions"] == 3

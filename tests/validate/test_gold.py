@@ -1,4 +1,5 @@
-"""Gold files: strict validation with file and line, set semantics, atomic writer, gold as ToolEq ground truth."""
+"""Gold files: strict validation with file and line, set semantics, atomic writer, gold as ToolEq ground
+truth."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def test_read_gold_defaults_and_set_semantics(tmp_path):
     ('{"query_id": "q2", "acceptable": [["a", 3]]}', "acceptable combination 0 must be"),
     ('{"query_id": "q2", "acceptable": [["a", " "]]}', "acceptable combination 0 must be"),
     ('{"query_id": "q2", "acceptable": [["a b"]]}', "strings without white space"),
-    ('{"query_id": "q 2", "acceptable": [["a"]]}', "'query_id' must be a non-empty string without white space"),
+    ('{"query_id": "q 2", "acceptable": [["a"]]}',
+     "'query_id' must be a non-empty string without white space"),
     ('{"query_id": "q2", "reference": ["z"], "acceptable": [["a"]]}', "C* is not among 'acceptable'"),
     ('{"query_id": "q2", "reference": "a", "acceptable": [["a"]]}', "'reference' must be a non-empty list"),
     ('{"query_id": "q2", "category": 1, "acceptable": [["a"]]}', "'category' must be a string"),

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(autouse=True)
 def _chromium():
     if not CHROMIUM.exists():
-        skip_unless_required("/usr/bin/chromium is missing: run `make browser-deps`", "TOOLEX_REQUIRE_BROWSER")
+        skip_unless_required("/usr/bin/chromium is missing: run `make browser-deps`",
+                             "TOOLEX_REQUIRE_BROWSER")
 
 
 _free_port = free_port
@@ -63,7 +64,8 @@ def test_selecting_a_query_changes_the_inspector(voila):
             listed = page.locator(".toolex-explorer-queries select")
             choice = listed.locator("option").nth(0).inner_text().split()[0]
             listed.select_option(index=0)
-            page.wait_for_function("q => document.querySelector('.toolex-inspector-header h3').innerText === q",
+            page.wait_for_function("q => document.querySelector('.toolex-inspector-header h3').innerText === "
+                                   "q",
                                    arg=choice, timeout=30_000)
             ranking = page.locator(".toolex-inspector-ranking").inner_text()
             assert "one-to-one" in ranking and "ToolEq" in ranking

@@ -1,4 +1,5 @@
-"""A tiny hand-made annotation run (two queries, six tools): the fixture of the widget and stage-table tests."""
+"""A tiny hand-made annotation run (two queries, six tools): the fixture of the widget and stage-table
+tests."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def _verdict(ok: bool | None, reason: str) -> Verdict:
 
 
 def toy_data() -> InspectorData:
-    """Two queries: q1 (web, C* = a, c; b verified for a; {b, c} valid) and q2 (code, decomposition failed)."""
+    """Two queries: q1 (web, C* = a, c; b verified for a; {b, c} valid) and q2 (code, decomposition
+    failed)."""
     tools = {t: Tool(t, f"name of {t}", {"description": t}) for t in ("a", "b", "c", "d", "e", "f")}
     queries = [Query("q1", "find weather then book a cab", ("a", "c"), "retrieve tools", "web", "toy"),
                Query("q2", "translate code", ("e",), "", "code", "toy")]

@@ -53,7 +53,8 @@ class ArtifactFolder:
         return self.folder / name
 
     def manifest(self) -> dict[str, Any]:
-        """The manifest, or ``{}`` when it is missing or unreadable (a torn manifest means: redo the stages)."""
+        """The manifest, or ``{}`` when it is missing or unreadable (a torn manifest means: redo the
+        stages)."""
         path = self.path(MANIFEST)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

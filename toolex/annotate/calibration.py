@@ -5,13 +5,16 @@ The procedure is deterministic and uses the calibration data only:
 1. **Items**: ToolEX runs Stage 1 (the judge's template decomposition) and Stage 2's retrieval on the
    calibration benchmark with the given settings, so the items are exactly those the judge will face: every
    top-K candidate of every sub-query except the reference itself.
-2. **Labels**: a candidate is equivalent when some combination people accept (same length as C*) puts it at that
+2. **Labels**: a candidate is equivalent when some combination people accept (same length as C*) puts it at
+that
    sub-query's position.
-3. **Weights**: logistic regression of the labels on the :data:`~toolex.annotate.judges.features.FEATURES`, with
+3. **Weights**: logistic regression of the labels on the :data:`~toolex.annotate.judges.features.FEATURES`,
+with
    an L2 penalty ``l2`` on the weights (not the bias), fitted by iteratively reweighted least squares. Every
-   weight must have the sign of its meaning (:data:`~toolex.annotate.judges.features.EXPECTED_SIGNS`): a feature
-   whose weight comes out the other way is dropped and the model refit (:func:`fit_signed`).
-4. **Threshold**: the score at which the calibration items' false positives equal their false negatives, so the
+   weight must have the sign of its meaning (:data:`~toolex.annotate.judges.features.EXPECTED_SIGNS`): a
+   feature whose weight comes out the other way is dropped and the model refit (:func:`fit_signed`).
+4. **Threshold**: the score at which the calibration items' false positives equal their false negatives, so
+the
    judge credits about as many tools as there are true alternatives: the condition under which ToolEq with our
    annotations neither over- nor under-states a retriever on average.
 5. **Band**: the interval around the threshold, symmetric in logit, that holds ``band_errors`` (90 %) of the
@@ -57,7 +60,8 @@ def labelled_items(benchmarks: Sequence[Benchmark], acceptable: Mapping[str, Seq
     config = config or AnnotateConfig()
     queries = [q for b in benchmarks for q in b.queries if q.id in acceptable]
     with tempfile.TemporaryDirectory() as folder:
-        pipeline = ToolEX(benchmarks, judge, folder, config, retriever=retriever, queries=queries, progress=False)
+        pipeline = ToolEX(benchmarks, judge, folder, config, retriever=retriever, queries=queries,
+                          progress=False)
         decompositions = pipeline.decompose()
         hits = pipeline.retrieve_candidates(decompositions)
     items, labels, owners = [], [], []
@@ -75,7 +79,8 @@ def labelled_items(benchmarks: Sequence[Benchmark], acceptable: Mapping[str, Seq
     return LabelledItems(items, judge.features(items), np.asarray(labels, dtype=bool), owners)
 
 
-def fit_logistic(rows: np.ndarray, labels: np.ndarray, l2: float = 1.0, iterations: int = 100) -> tuple[np.ndarray, float]:
+def fit_logistic(rows: np.ndarray, labels: np.ndarray, l2: float = 1.0,
+                 iterations: int = 100) -> tuple[np.ndarray, float]:
     """Weights and bias of an L2-penalised logistic regression (the bias is not penalised), by IRLS."""
     x = np.hstack([np.ones((len(rows), 1)), np.asarray(rows, dtype=np.float64)])
     y = np.asarray(labels, dtype=np.float64)
@@ -93,10 +98,11 @@ def fit_logistic(rows: np.ndarray, labels: np.ndarray, l2: float = 1.0, iteratio
     return beta[1:], float(beta[0])
 
 
-def fit_signed(rows: np.ndarray, labels: np.ndarray, signs: Sequence[int], l2: float = 1.0) -> tuple[np.ndarray, float, list[int]]:
-    """:func:`fit_logistic` where every weight must have its expected sign (``signs``: +1, -1, 0 for free): the
-    feature whose weight is most strongly against its sign is dropped (weight 0) and the model refit, until all
-    agree. Returns the weights, the bias and the dropped feature indices."""
+def fit_signed(rows: np.ndarray, labels: np.ndarray, signs: Sequence[int],
+               l2: float = 1.0) -> tuple[np.ndarray, float, list[int]]:
+    """:func:`fit_logistic` where every weight must have its expected sign (``signs``: +1, -1, 0 for free):
+    the feature whose weight is most strongly against its sign is dropped (weight 0) and the model refit,
+    until all agree. Returns the weights, the bias and the dropped feature indices."""
     rows = np.asarray(rows, dtype=np.float64)
     active = list(range(rows.shape[1]))
     dropped: list[int] = []
@@ -131,8 +137,8 @@ def balanced_threshold(probabilities: np.ndarray, labels: np.ndarray) -> float:
 
 def unsure_band(probabilities: np.ndarray, labels: np.ndarray, threshold: float,
                 band_errors: float = 0.9) -> tuple[float, float]:
-    """The narrowest interval around ``threshold``, symmetric in logit, that holds at least ``band_errors`` of the
-    wrong verdicts."""
+    """The narrowest interval around ``threshold``, symmetric in logit, that holds at least ``band_errors`` of
+    the wrong verdicts."""
     p = np.clip(np.asarray(probabilities, dtype=np.float64), 1e-12, 1 - 1e-12)
     labels = np.asarray(labels, dtype=bool)
     logits = np.log(p / (1 - p))
@@ -169,13 +175,16 @@ def calibrate(data: LabelledItems, encoder: str, l2: float = 1.0, band_errors: f
     threshold = balanced_threshold(probabilities, data.labels)
     band = unsure_band(probabilities, data.labels, threshold, band_errors)
     in_band = (probabilities >= band[0]) & (probabilities <= band[1])
-    calibration = {**(record or {}), "procedure": "toolex.annotate.calibration (L2 logistic regression, IRLS; "
+    calibration = {**(record or {}),
+                   "procedure": "toolex.annotate.calibration (L2 logistic regression, IRLS; "
                    "threshold where false positives = false negatives; band holding "
                    f"{band_errors:.0%} of the errors)", "l2": l2, "band_errors": band_errors,
                    "dropped_for_sign": [FEATURES[i] for i in dropped],
-                   "queries": len(set(data.query_ids)), "quality": quality(probabilities, data.labels, threshold),
+                   "queries": len(set(data.query_ids)),
+                   "quality": quality(probabilities, data.labels, threshold),
                    "share_in_band": float(in_band.mean())}
     # the band is rounded outwards, so that it still holds the errors at its edges
     band = (math.floor(band[0] * 1e6) / 1e6, math.ceil(band[1] * 1e6) / 1e6)
-    return ScoreModel(encoder, tuple(round(float(w), 6) for w in weights), round(bias, 6), round(threshold, 6),
+    return ScoreModel(encoder, tuple(round(float(w), 6) for w in weights), round(bias, 6),
+                      round(threshold, 6),
                       band, FEATURES, calibration)

@@ -14,10 +14,11 @@ Per stage: the number of calls, prompt and completion tokens and, with a price t
 
 A price table (``--prices FILE``, JSON or YAML) gives currency units per one million tokens per model::
 
-    {"deepseek-chat": {"prompt": 0.28, "completion": 0.42}, "gpt-4o-mini": {"prompt": 0.15, "completion": 0.6}}
+    {"deepseek-chat": {"prompt": 0.28, "completion": 0.42}, "gpt-4o-mini": {"prompt": 0.15, "completion":
+    0.6}}
 
-:func:`measured` reads the same quantities from a finished run's ledger (requests, and tokens whether spent now
-or replayed from the cache) and :func:`compare` sets the two side by side.
+:func:`measured` reads the same quantities from a finished run's ledger (requests, and tokens whether spent
+now or replayed from the cache) and :func:`compare` sets the two side by side.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ def load_prices(path: str | Path) -> Prices:
     prices: Prices = {}
     for model, entry in raw.items():
         if not isinstance(entry, dict) or set(entry) != {"prompt", "completion"}:
-            raise InputError(path, "expected {prompt: price, completion: price} per 1M tokens", record=str(model))
+            raise InputError(path, "expected {prompt: price, completion: price} per 1M tokens",
+                             record=str(model))
         try:
             prompt, completion = float(entry["prompt"]), float(entry["completion"])
         except (TypeError, ValueError):
@@ -90,7 +92,8 @@ def _answer(stage: str, k: int = 1, n: int = 1) -> str:
              "sub_query": "What is the weather forecast for Paris, France for the next seven days?"}
             for i in range(1, k + 1)]})
     if stage == "verify-batched":
-        return json.dumps({"verdicts": [{"candidate": i, "reason": _REASON, "verdict": "no"} for i in range(1, n + 1)]})
+        return json.dumps({"verdicts": [{"candidate": i, "reason": _REASON, "verdict": "no"}
+                                        for i in range(1, n + 1)]})
     if stage == "audit":
         return json.dumps({"covers_all_operations": True, "dependencies_consistent": True, "reason": _REASON,
                            "verdict": "yes"})
@@ -127,12 +130,14 @@ def estimate_run(judge: Any, benchmarks: Sequence[Benchmark], queries: Sequence[
     finally:
         judge.truncation = saved
     total = {k: sum(r[k] for r in rows.values()) for k in
-             ("calls", "calls_max", "prompt_tokens", "completion_tokens", "completion_tokens_max", "truncated_prompts")}
+             ("calls", "calls_max", "prompt_tokens", "completion_tokens", "completion_tokens_max",
+              "truncated_prompts")}
     costs = [r["cost"] for r in rows.values()]
     total["cost"] = None if None in costs else sum(costs)
     return {"stages": rows, "total": total, "truncation": truncation, "queries": len(queries),
             "sub_queries": sum(len(q.reference) for q in queries), "mode": judge.mode,
-            "config": {"top_k": config.top_k, "max_combinations": config.max_combinations, "pool": config.pool},
+            "config": {"top_k": config.top_k, "max_combinations": config.max_combinations,
+                       "pool": config.pool},
             "models": judge.models(), "prompt_versions": {s: judge.prompt_version(s) for s in STAGES},
             "prices_per_1m": {m: {"prompt": p, "completion": c} for m, (p, c) in (prices or {}).items()}}
 
@@ -183,7 +188,8 @@ def _estimate(judge: Any, queries: Sequence[Query], tools: Mapping[str, Tool], p
             completion += counters["verify"].count(_answer("verify")) * max(k - 1, 0)
     truncated = judge.truncation["verify"]
     share = truncated.truncated_prompts / truncated.prompts if truncated.prompts else 0.0
-    rows["verify"] = _row(models["verify"], calls, calls_max, prompt, completion, settings["verify"].max_tokens,
+    rows["verify"] = _row(models["verify"], calls, calls_max, prompt, completion,
+                          settings["verify"].max_tokens,
                           round(share * calls), prices)
 
     # Stage 3: one representative audit per query, times its bound
@@ -240,7 +246,8 @@ def compare(estimate: Mapping[str, Any], ledger: Mapping[str, Any], prices: Pric
         est = estimate["total"] if stage == "total" else estimate["stages"].get(stage, {})
         if stage == "total":
             costs = [m["cost"] for m in got.values()]
-            mes = {k: sum(m[k] for m in got.values()) for k in ("calls", "prompt_tokens", "completion_tokens")}
+            mes = {k: sum(m[k] for m in got.values())
+                   for k in ("calls", "prompt_tokens", "completion_tokens")}
             mes["cost"] = None if not costs or None in costs else sum(costs)
         else:
             mes = got.get(stage, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": None})
@@ -253,11 +260,13 @@ def compare(estimate: Mapping[str, Any], ledger: Mapping[str, Any], prices: Pric
 
 def format_estimate(estimate: Mapping[str, Any]) -> str:
     """A plain-text table of an estimate, one line per stage and a total."""
-    cols = ("calls", "calls_max", "prompt_tokens", "completion_tokens", "completion_tokens_max", "truncated_prompts")
+    cols = ("calls", "calls_max", "prompt_tokens", "completion_tokens", "completion_tokens_max",
+            "truncated_prompts")
     lines = [f"{'stage':<10}{'model':<42}" + "".join(f"{c:>22}" for c in cols) + f"{'cost':>12}"]
     for stage, row in [*estimate["stages"].items(), ("TOTAL", {**estimate["total"], "model": ""})]:
         cost = "-" if row["cost"] is None else f"{row['cost']:.2f}"
-        lines.append(f"{stage:<10}{row['model'][:41]:<42}" + "".join(f"{row[c]:>22}" for c in cols) + f"{cost:>12}")
+        lines.append(f"{stage:<10}{row['model'][:41]:<42}" + "".join(f"{row[c]:>22}"
+                                                                     for c in cols) + f"{cost:>12}")
     return "\n".join(lines)
 
 

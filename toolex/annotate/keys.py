@@ -2,8 +2,8 @@
 
 Every key that decides whether annotation work can be reused comes from here: the pipeline's per-stage keys
 (:func:`stage_key`) and the folder keys of the report's cached annotations (:func:`judge_identity`,
-:func:`offline_identity`). A key is built from what decides a stage's output, read from the built judge and the
-config, never from environment variables, and leaves out what does not (time-outs, retries, concurrency,
+:func:`offline_identity`). A key is built from what decides a stage's output, read from the built judge and
+the config, never from environment variables, and leaves out what does not (time-outs, retries, concurrency,
 prices, whether an API key is set; never a secret):
 
 * a judge with ``stage_settings(stage)`` (the LLM judge) gives each stage's model, endpoint, sampling, prompt
@@ -114,8 +114,8 @@ def config_part(config: Any, stage: str) -> dict[str, Any]:
 
 def stage_key(data_fingerprint: str, judge: Any, stage: str, config: Any) -> str:
     """The pipeline's key of one stage: data, the judge's settings for that stage, the config fields of that
-    stage and the stage's code version. Earlier stages are not part of it: the pipeline redoes every stage after
-    a recomputed one and checks each stage's input digest."""
+    stage and the stage's code version. Earlier stages are not part of it: the pipeline redoes every stage
+    after a recomputed one and checks each stage's input digest."""
     return digest(data_fingerprint, stage, STAGE_VERSIONS[stage], judge_stage_settings(judge, stage),
                   config_part(config, stage))
 

@@ -75,7 +75,8 @@ class ToolEX:
         self.tools: dict[str, Tool] = {}
         for pool in self.pools.values():
             self.tools.update(pool)
-        self.queries = list(queries) if queries is not None else [q for b in self.benchmarks for q in b.queries]
+        self.queries = list(queries) if queries is not None else [q for b in self.benchmarks
+                                                                  for q in b.queries]
         self.bench_of = {q.id: b.name for b in self.benchmarks for q in b.queries}
         self._retriever = retriever
         self.timings: dict[str, float] = {}
@@ -115,7 +116,8 @@ class ToolEX:
         write_json(self.folder.path(MANIFEST), manifest)
 
     def _timed(self, stage: str, seconds: float) -> None:
-        """Record a stage's time in ``timings.json`` (kept apart from the manifest; skipped stages keep theirs)."""
+        """Record a stage's time in ``timings.json`` (kept apart from the manifest; skipped stages keep
+        theirs)."""
         self.timings[stage] = seconds
         timings = {**self.folder.timings(), stage: round(seconds, 3)}
         write_json(self.folder.path(TIMINGS), timings)
@@ -132,7 +134,8 @@ class ToolEX:
             if not stages:
                 return
             differs = f"settings of stage {stages[0]!r}"
-        raise FolderHoldsAnotherRun(f"{self.folder.folder}: holds another annotation run (its {differs} differ); "
+        raise FolderHoldsAnotherRun(f"{self.folder.folder}: holds another annotation run (its {differs} "
+                                    "differ); "
                                     "choose another --out, or --force to replace it")
 
     def _health_check(self) -> None:
@@ -167,7 +170,8 @@ class ToolEX:
         return out
 
     # -- Stage 2 -----------------------------------------------------------------------------------------
-    def retrieve_candidates(self, decompositions: Sequence[Decomposition]) -> dict[tuple[str, int], list[tuple[str, float]]]:
+    def retrieve_candidates(self, decompositions: Sequence[Decomposition]) -> dict[tuple[str, int],
+                                                                                   list[tuple[str, float]]]:
         """Top-K tools of the pool for every sub-query (pools differ per benchmark unless ``pool=all``)."""
         by_pool: dict[int, list[tuple[str, int, str]]] = {}
         pool_of: dict[int, dict[str, Tool]] = {}
@@ -217,11 +221,13 @@ class ToolEX:
                 out.append(VerifiedSet(d.query_id, s.index, s.text, s.reference_tool, tuple(candidates)))
         write_jsonl(self.folder.path(VERIFIED), (v.to_json() for v in out))
         self._timed("verify", time.perf_counter() - start)
-        self._mark("verify", judged=len(items), failures=sum(not c.verdict.ok for v in out for c in v.candidates))
+        self._mark("verify", judged=len(items),
+                   failures=sum(not c.verdict.ok for v in out for c in v.candidates))
         return out
 
     # -- Stage 3 -----------------------------------------------------------------------------------------
-    def combine(self, decompositions: Sequence[Decomposition], verified: Sequence[VerifiedSet]) -> list[AuditedQuery]:
+    def combine(self, decompositions: Sequence[Decomposition],
+                verified: Sequence[VerifiedSet]) -> list[AuditedQuery]:
         if self._done("audit", COMBINATIONS):
             return self.folder.audited()
         start = time.perf_counter()
@@ -249,7 +255,8 @@ class ToolEX:
                 if set(tools) == set(q.reference):
                     continue
                 pending.append((q.id, tools, score))
-                audit_items.append(AuditItem(q, d.subqueries, tuple(self.tools[t] for t in tools), references))
+                audit_items.append(AuditItem(q, d.subqueries, tuple(self.tools[t] for t in tools),
+                                             references))
         verdicts = dict(zip(((qid, tools) for qid, tools, _ in pending), self.judge.audit(audit_items)))
         out = []
         for q in self.queries:
@@ -258,7 +265,8 @@ class ToolEX:
             for tools, score in candidates.get(q.id, []):
                 if set(tools) == set(q.reference):  # C* (or a permutation of it): written as C*, once
                     reference_seen = True
-                    chosen.append(Combination(q.reference, score, True, Verdict(True, "C*, the original annotation",
+                    chosen.append(Combination(q.reference, score, True,
+                                              Verdict(True, "C*, the original annotation",
                                                                                 "reference")))
                 else:
                     chosen.append(Combination(tools, score, False, verdicts[(q.id, tools)]))
@@ -313,9 +321,12 @@ class ToolEX:
             "files": [SUBQUERIES, VERIFIED, COMBINATIONS, ANNOTATIONS],
         })
         judge = manifest["judge"]  # an LLM judge: each stage's model and prompt, cuts made to fit its context
-        manifest.update({k: judge[k] for k in ("models", "prompt_versions", "audit_dependency") if k in judge})
-        if "truncation" in manifest["ledger"]:  # a stage skipped in this run rendered no prompt: keep its counts
+        manifest.update({k: judge[k] for k in ("models", "prompt_versions", "audit_dependency")
+                         if k in judge})
+        # a stage skipped in this run rendered no prompt: keep its counts
+        if "truncation" in manifest["ledger"]:
             manifest["truncation"] = {s: t if t["prompts"] or s not in manifest.get("truncation", {})
-                                      else manifest["truncation"][s] for s, t in manifest["ledger"]["truncation"].items()}
+                                      else manifest["truncation"][s]
+                                      for s, t in manifest["ledger"]["truncation"].items()}
         write_json(self.folder.path(MANIFEST), manifest)
         return manifest

@@ -19,7 +19,8 @@ class SubQuery:
 
 @dataclass(frozen=True)
 class Decomposition:
-    """A query split into exactly |C*| sub-queries; ``ok`` is False when the judge failed (``error`` says why)."""
+    """A query split into exactly |C*| sub-queries; ``ok`` is False when the judge failed (``error`` says
+    why)."""
 
     query_id: str
     subqueries: tuple[SubQuery, ...]
@@ -69,7 +70,8 @@ class Candidate:
 
     def to_json(self) -> dict[str, Any]:
         out = {"tool_id": self.tool_id, "rank": self.rank, "score": round(float(self.score), 6),
-               "equivalent": self.verdict.equivalent, "reason": self.verdict.reason, "judge": self.verdict.judge}
+               "equivalent": self.verdict.equivalent, "reason": self.verdict.reason,
+               "judge": self.verdict.judge}
         if not self.verdict.ok:
             out.update(error=self.verdict.error, raw=self.verdict.raw)
         return out
@@ -165,4 +167,5 @@ class AuditedQuery:
     @classmethod
     def from_json(cls, record: dict[str, Any]) -> AuditedQuery:
         return cls(record["query_id"], record["category"], tuple(record["reference"]),
-                   tuple(Combination.from_json(c) for c in record["combinations"]), record.get("product_size", 0))
+                   tuple(Combination.from_json(c) for c in record["combinations"]),
+                   record.get("product_size", 0))

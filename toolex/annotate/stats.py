@@ -77,7 +77,8 @@ def _row(decompositions: Sequence[Decomposition], verified: Sequence[VerifiedSet
 
 def table1(folder: str | Path | ArtifactFolder, group_of: Mapping[str, str] | None = None,
            judge: str | None = None) -> pd.DataFrame:
-    """Annotation statistics: one row per group (``group_of`` maps query id to subset or category) and ``all``."""
+    """Annotation statistics: one row per group (``group_of`` maps query id to subset or category) and
+    ``all``."""
     folder = folder if isinstance(folder, ArtifactFolder) else ArtifactFolder(folder)
     decompositions, verified, audited = folder.decompositions(), folder.verified_sets(), folder.audited()
     group_of = group_of or {a.query_id: a.category for a in audited}

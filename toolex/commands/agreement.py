@@ -29,5 +29,6 @@ def run(args: argparse.Namespace) -> int:
     report = judge_agreement(folder, offline_judge(), queries, tools)
     out = Path(args.out) if args.out else folder.path("agreement.json")
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps({k: report[k] for k in ("reference_judge", "other_judge", "verification", "audit")}, indent=1))
+    print(json.dumps({k: report[k] for k in ("reference_judge", "other_judge", "verification", "audit")},
+                     indent=1))
     return 0

@@ -19,28 +19,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--benchmark", action="append", dest="benchmarks",
                         help=f"benchmark name, repeatable (default: {' '.join(DEFAULT_BENCHMARKS)})")
     parser.add_argument("--judge", choices=JUDGES, default="offline",
-                        help="offline similarity (default), the local LLM server, an API LLM (TOOLEX_LLM_*), or "
-                             "the cascade (offline, asking an LLM where it is unsure)")
+                        help="offline similarity (default), the local LLM server, an API LLM (TOOLEX_LLM_*), "
+                             "or the cascade (offline, asking an LLM where it is unsure)")
     parser.add_argument("--mode", choices=("per-candidate", "batched"), default="per-candidate",
                         help="LLM verification: one call per candidate (the paper's) or per sub-query")
     parser.add_argument("--retriever", default="dense:mpnet",
-                        help="Stage 2 retriever spec (default dense:mpnet, a model none of the scored retrievers uses)")
+                        help="Stage 2 retriever spec (default dense:mpnet, a model none of the scored "
+                             "retrievers uses)")
     parser.add_argument("--pool", choices=POOLS, default="all", help="candidate pool (default: all)")
     parser.add_argument("--top-k", type=int, default=20, help="candidates per sub-query (default 20)")
     parser.add_argument("--max-combinations", type=int, default=20, help="audited combinations per query")
-    parser.add_argument("--sample", type=int, help="annotate a reproducible sample of N queries per benchmark")
+    parser.add_argument("--sample", type=int,
+                        help="annotate a reproducible sample of N queries per benchmark")
     parser.add_argument("--seed", type=int, default=0, help="sample seed")
     parser.add_argument("--out", required=True,
-                        help="artifact folder (resumes the same run; refuses another run's folder without --force)")
+                        help="artifact folder (resumes the same run; refuses another run's folder without "
+                             "--force)")
     parser.add_argument("--force", action="store_true",
                         help="replace the artifacts of another sample or settings in --out")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--llm-budget", type=int, default=None,
-                        help="cascade judge: at most this many verdicts asked of the LLM (default: every unsure "
-                             "item); the LLM is TOOLEX_CASCADE_LLM=local|api")
-    parser.add_argument("--estimate", action="store_true", help="LLM judges: print calls, tokens (and cost) per "
+                        help="cascade judge: at most this many verdicts asked of the LLM (default: every "
+                             "unsure item); the LLM is TOOLEX_CASCADE_LLM=local|api")
+    parser.add_argument("--estimate", action="store_true",
+                        help="LLM judges: print calls, tokens (and cost) per "
                         "stage, write <out>/estimate.json and stop before any call")
-    parser.add_argument("--prices", help="price table per model, per 1M prompt/completion tokens (JSON or YAML)")
+    parser.add_argument("--prices",
+                        help="price table per model, per 1M prompt/completion tokens (JSON or YAML)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
 
         return estimate_command(args, benchmarks, queries)
     retriever = build_retriever(args.retriever, progress=not args.no_progress)
-    embedder = retriever if args.retriever.startswith("dense") else None  # used when it is the judge's encoder
+    # used when it is the judge's encoder
+    embedder = retriever if args.retriever.startswith("dense") else None
     judge = build_judge(args.judge, embedder=embedder, mode=args.mode, progress=not args.no_progress,
                         budget=args.llm_budget)
     config = AnnotateConfig(retriever=args.retriever, pool=args.pool, top_k=args.top_k,

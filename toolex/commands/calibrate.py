@@ -52,8 +52,10 @@ def run(args: argparse.Namespace) -> int:
     judge = OfflineSimilarityJudge(encoder, ScoreModel.untrained("features only"))
     candidates = encoder if config.retriever == args.encoder else None
     data = labelled_items([benchmark], acceptable, judge, config, retriever=candidates)
-    record = {"data": f"{benchmark.name} (data sha256 {benchmark.checksum[:12]})", "gold": args.gold or "the benchmark's own",
-              "encoder_spec": args.encoder, "candidates": {"retriever": config.retriever, "top_k": config.top_k}}
+    record = {"data": f"{benchmark.name} (data sha256 {benchmark.checksum[:12]})",
+              "gold": args.gold or "the benchmark's own",
+              "encoder_spec": args.encoder,
+              "candidates": {"retriever": config.retriever, "top_k": config.top_k}}
     model = calibrate(data, judge.encoder.short, args.l2, args.band_errors, record)
     out = args.out or DEFAULT_MODEL_FILE
     model.save(out)

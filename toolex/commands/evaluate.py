@@ -88,5 +88,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {summary['missing_from_run']} annotated queries are not in the run and score 0",
               file=sys.stderr)
     if summary["not_annotated"]:
-        print(f"note: {summary['not_annotated']} run queries have no annotation and are ignored", file=sys.stderr)
+        print(f"note: {summary['not_annotated']} run queries have no annotation and are ignored",
+              file=sys.stderr)
     return 0

@@ -19,7 +19,8 @@ HELP = "rank the tool pool of a benchmark with BM25, a dense encoder or an embed
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR", help="benchmark snapshots folder (default: TOOLEX_DATA)")
     parser.add_argument("--benchmark", required=True, nargs="+", metavar="NAME",
-                        help="benchmark name(s), e.g. toolret/apibank toollens; queries of all go into the run")
+                        help="benchmark name(s), e.g. toolret/apibank toollens; queries of all go into the "
+                             "run")
     parser.add_argument("--retriever", default="bm25", metavar="SPEC",
                         help="bm25 | dense:minilm | dense:<hub id or path> | openai:<model>@<base_url>")
     parser.add_argument("--pool", choices=POOLS, default="all",
@@ -27,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pool-benchmarks", nargs="*", default=(), metavar="NAME",
                         help="further benchmarks whose tools join the pool (their queries are not run)")
     parser.add_argument("--out", required=True, metavar="RUN",
-                        help="TREC run file to write (with RUN.json beside it); another run there is kept unless --force")
+                        help="TREC run file to write (with RUN.json beside it); another run there is kept "
+                             "unless --force")
     parser.add_argument("--force", action="store_true", help="overwrite a different run already at --out")
     parser.add_argument("--k", type=int, default=100, help="tools kept per query (default 100)")
     parser.add_argument("--no-instruction", action="store_true", help="ignore the queries' instructions")

@@ -29,10 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how --size is split over the strata (default proportional)")
     sample.add_argument("--seed", type=int, default=0)
     sample.add_argument("--data", help="benchmark snapshots folder (default: TOOLEX_DATA)")
-    sample.add_argument("--gold", help="human gold JSON lines {query_id, acceptable}: sample the gold's queries "
+    sample.add_argument("--gold",
+                        help="human gold JSON lines {query_id, acceptable}: sample the gold's queries "
                         "and record the gold decisions as a finished review")
     sample.add_argument("--judge-run", action="append", default=[],
-                        help="another run over the same queries: its judge's verdicts on the sampled combinations "
+                        help="another run over the same queries: its judge's verdicts on the sampled "
+                             "combinations "
                         "go into the per-judge table (repeatable)")
     serve = sub.add_parser("serve", help="serve the review app with Voila on 127.0.0.1")
     serve.add_argument("--campaign", required=True)

@@ -25,10 +25,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judge", choices=JUDGES, default=env_judge(),
                         help="ToolEX judge (default: the JUDGE variable, else offline)")
     parser.add_argument("--n-queries", type=int, default=None, help="kept queries (default: the setting's)")
-    parser.add_argument("--pool-size", type=int, default=None, help="skills in the pool; 0 for the whole corpus")
+    parser.add_argument("--pool-size", type=int, default=None,
+                        help="skills in the pool; 0 for the whole corpus")
     parser.add_argument("--no-table3", action="store_true", help="skip scoring the retrievers")
     parser.add_argument("--record", action="store_true",
-                        help="copy the built benchmark to data/skills (LLM-written benchmarks worth committing)")
+                        help="copy the built benchmark to data/skills (LLM-written benchmarks worth "
+                             "committing)")
 
 
 def settings_of(args: argparse.Namespace) -> Any:

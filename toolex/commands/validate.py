@@ -16,12 +16,14 @@ HELP = "score annotations against human one-to-many labels: expansion recall / p
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotations", required=True, help="our annotations, JSON lines (see README)")
     parser.add_argument("--gold", required=True,
-                        help='gold JSON lines: {"query_id": ..., "acceptable": [[tool ids], ...]} (C* among them)')
+                        help='gold JSON lines: {"query_id": ..., "acceptable": [[tool ids], ...]} (C* among '
+                             'them)')
     parser.add_argument("--run", action="append", default=[], metavar="[NAME=]R.trec",
                         help="TREC run to score (repeatable); named by its file stem unless NAME= is given")
     parser.add_argument("--k", type=int, default=10, help="cut-off K (default 10)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000; 0: none)")
+    parser.add_argument("--bootstrap", type=int, default=1000,
+                        help="bootstrap resamples (default 1000; 0: none)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
 
 

@@ -1,7 +1,7 @@
 """Loader for the BEIR layout (ToolLens): ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``.
 
-Tool and query ids are prefixed (``toollens_tool_<id>``, ``toollens_query_<id>``) so that they stay unique when
-pools of several benchmarks are merged; a TREC run over ToolLens uses the prefixed ids.
+Tool and query ids are prefixed (``toollens_tool_<id>``, ``toollens_query_<id>``) so that they stay unique
+when pools of several benchmarks are merged; a TREC run over ToolLens uses the prefixed ids.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from toolex.data.readers import iter_jsonl, require
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.errors import InputError
 
-_FIELD = re.compile(r"(category_name|tool_name|api_name|api_description):(.*?)(?=, (?:category_name|tool_name|api_name|api_description|required_params|optional_params|return_schema):|$)")
+_FIELD = re.compile(r"(category_name|tool_name|api_name|api_description):(.*?)(?=, "
+                    r"(?:category_name|tool_name|api_name|api_description|required_params|optional_params|return_schema):|$)")
 
 
 def _fields(text: str) -> dict[str, str]:
@@ -34,16 +35,19 @@ def read_qrels_tsv(path: Path) -> dict[str, dict[str, int]]:
             if not line.strip():
                 continue
             if len(parts) != 3:
-                raise InputError(path, f"expected 3 tab-separated columns, found {len(parts)}", record=f"line {lineno}")
+                raise InputError(path, f"expected 3 tab-separated columns, found {len(parts)}",
+                                 record=f"line {lineno}")
             try:
                 score = int(float(parts[2]))
             except ValueError:
-                raise InputError(path, f"score {parts[2]!r} is not a number", record=f"line {lineno}") from None
+                raise InputError(path, f"score {parts[2]!r} is not a number",
+                                 record=f"line {lineno}") from None
             qrels.setdefault(parts[0], {})[parts[1]] = score
     return qrels
 
 
-def load_beir(folder: str | Path, split: str = "test", name: str = "toollens", category: str = "web") -> Benchmark:
+def load_beir(folder: str | Path, split: str = "test", name: str = "toollens",
+              category: str = "web") -> Benchmark:
     """A BEIR-layout tool benchmark; only queries with at least one relevant tool in ``split`` are kept."""
     folder = Path(folder)
     corpus_path, queries_path = folder / "corpus.jsonl", folder / "queries.jsonl"
@@ -80,7 +84,8 @@ def load_beir(folder: str | Path, split: str = "test", name: str = "toollens", c
         for raw_tool, score in labels.items():
             tool_id = f"{name}_tool_{raw_tool}"
             if tool_id not in tools:
-                raise InputError(qrels_path, f"label {raw_tool!r} is not a tool of {corpus_path.name}", record=raw_id)
+                raise InputError(qrels_path, f"label {raw_tool!r} is not a tool of {corpus_path.name}",
+                                 record=raw_id)
             if score > 0:
                 reference.append(tool_id)
         if not reference:

@@ -32,7 +32,8 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     except json.JSONDecodeError as exc:
-        raise InputError(path, f"unreadable JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        raise InputError(path,
+                         f"unreadable JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 text ({exc.reason})") from None
     if isinstance(data, dict) and "data" in data and isinstance(data["data"], list):
@@ -74,7 +75,8 @@ def iter_jsonl_numbered(path: str | Path, what: str = "file") -> Iterator[tuple[
 
 
 def find_table(folder: Path, stem: str) -> Path:
-    """The file ``stem.{json,jsonl,jsonl.gz,parquet}`` in ``folder`` (or ``stem-*.parquet`` as the hub names shards)."""
+    """The file ``stem.{json,jsonl,jsonl.gz,parquet}`` in ``folder`` (or ``stem-*.parquet`` as the hub names
+    shards)."""
     for suffix in TABLE_SUFFIXES:
         candidate = folder / f"{stem}{suffix}"
         if candidate.exists():

@@ -1,4 +1,5 @@
-"""The core records used everywhere: a tool, a query and a benchmark (queries, tool pool, one-to-one qrels)."""
+"""The core records used everywhere: a tool, a query and a benchmark (queries, tool pool, one-to-one
+qrels)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,11 @@
 """Benchmarks by name, and the choice of tool pool.
 
-Names: ``toolret/<subset>`` (``apibank``, ``apigen``, ``gorilla-huggingface``, ``toolink``), ``toolret`` (all four),
+Names: ``toolret/<subset>`` (``apibank``, ``apigen``, ``gorilla-huggingface``, ``toolink``), ``toolret`` (all
+four),
 ``toollens`` (test split; ``toollens:train`` for the other), ``stabletoolbench`` (all six groups) or
 ``stabletoolbench/<group>``, ``sgd/calibration`` and ``sgd/report`` (Schema-Guided Dialogue with its
-human one-to-many ground truth, see :mod:`toolex.data.sgd`). Several names joined by ``+`` are merged into one benchmark.
+human one-to-many ground truth, see :mod:`toolex.data.sgd`). Several names joined by ``+`` are merged into one
+benchmark.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ DEFAULT_BENCHMARKS = tuple(f"toolret/{s}" for s in TOOLRET_SUBSETS) + ("toollens
 
 
 def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
-    """A benchmark by name (see the module docstring) from ``data_dir`` (default: :func:`toolex.paths.data_dir`)."""
+    """A benchmark by name (see the module docstring) from ``data_dir`` (default:
+    :func:`toolex.paths.data_dir`)."""
     root = Path(data_dir) if data_dir else paths.data_dir()
     if "+" in name:
         return merge_benchmarks(name, [load_benchmark(part, root) for part in name.split("+")])
@@ -54,7 +57,8 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
     raise InputError(None, f"unknown benchmark {name!r}; known: {known}")
 
 
-def load_benchmarks(names: list[str] | tuple[str, ...], data_dir: str | Path | None = None) -> list[Benchmark]:
+def load_benchmarks(names: list[str] | tuple[str, ...],
+                    data_dir: str | Path | None = None) -> list[Benchmark]:
     return [load_benchmark(name, data_dir) for name in names]
 
 

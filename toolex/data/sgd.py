@@ -4,25 +4,27 @@ SGD (Rastogi et al., AAAI 2020; CC BY-SA 4.0, google-research-datasets/dstc8-sch
 designed with several services per domain that offer the same intents, so that a dialogue system can switch
 between them. Read as tools:
 
-* **Tools**: each (service, intent) is a tool ``<Service>.<Intent>`` (88 over the 45 services of the three schema
-  files). Its documentation is written from the schema: the intent's description, the service's description, the
-  required and optional parameters (slots, with their descriptions) and the returned fields.
+* **Tools**: each (service, intent) is a tool ``<Service>.<Intent>`` (88 over the 45 services of the three
+schema
+  files). Its documentation is written from the schema: the intent's description, the service's description,
+  the required and optional parameters (slots, with their descriptions) and the returned fields.
   ``name`` is the intent name and ``platform`` the service.
 * **Queries**: a user utterance that opens an intent (the first turn of a dialogue whose frame for a service
-  carries that active intent). C* is the tool the dialogue used. At most :data:`PER_INTENT` utterances per tool
-  and part are kept, drawn with a fixed seed, so every tool weighs about the same.
+  carries that active intent). C* is the tool the dialogue used. At most :data:`PER_INTENT` utterances per
+  tool and part are kept, drawn with a fixed seed, so every tool weighs about the same.
 * **Ground truth** (:func:`acceptable`): the tools of the same domain with the same intent are substitutable,
   which is how the dataset designers built the schemas, with the exceptions the service descriptions call for
   (:data:`NOT_SUBSTITUTABLE`, :data:`RENAMED`). Near-synonym intents that are not substitutable (one-way vs
-  round-trip flights, renting vs playing a movie, booking a house vs a hotel room, a dentist vs a hair stylist)
-  are the hard negatives.
+  round-trip flights, renting vs playing a movie, booking a house vs a hotel room, a dentist vs a hair
+  stylist) are the hard negatives.
 * **Parts**: by domain, so that thresholds chosen on one part are reported on domains they never saw. A domain
   belongs to the calibration part when the first byte of ``sha256(domain)`` is even, else to the report part
   (calibration: Buses, Flights, Homes, Messaging, Music, Payment, Services, Trains, Travel, Weather; report:
-  Alarm, Banks, Calendar, Events, Hotels, Media, Movies, RentalCars, Restaurants, RideSharing). The tool pool of
-  either part is all 88 tools.
+  Alarm, Banks, Calendar, Events, Hotels, Media, Movies, RentalCars, Restaurants, RideSharing). The tool pool
+  of either part is all 88 tools.
 
-Benchmark names: ``sgd/calibration``, ``sgd/report``. Derived data (queries, gold files) are CC BY-SA 4.0 as well.
+Benchmark names: ``sgd/calibration``, ``sgd/report``. Derived data (queries, gold files) are CC BY-SA 4.0 as
+well.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ DIALOGUES = "dialogues_user_turns.jsonl.gz"
 #: Utterances kept per tool and part (seeded draw).
 PER_INTENT = 10
 SEED = 0
-#: Domains whose services, by their own descriptions, serve different kinds of provider: their same-named intents
+#: Domains whose services, by their own descriptions, serve different kinds of provider: their same-named
+#: intents
 #: are not substitutable. (The only exception to the same-domain, same-intent rule.)
 NOT_SUBSTITUTABLE: Mapping[str, str] = {
     "Services": "hair stylist, dentist, doctor and therapist: a provider of one kind does not serve another",
@@ -56,8 +59,8 @@ RENAMED: Mapping[tuple[str, str], str] = {
     ("Music_1", "LookupSong"): "LookupMusic",
     ("Music_1", "PlaySong"): "PlayMedia",
 }
-ATTRIBUTION = ("Schema-Guided Dialogue (Rastogi et al. 2020), CC BY-SA 4.0; queries and gold derived from its "
-               "dialogues and schemas")
+ATTRIBUTION = ("Schema-Guided Dialogue (Rastogi et al. 2020), CC BY-SA 4.0; queries and gold derived from "
+               "its dialogues and schemas")
 
 
 def domain_of(service: str) -> str:
@@ -174,8 +177,10 @@ def openings(path: Path) -> Iterator[Opening]:
         raise InputError(path, f"not a readable gzip file ({exc})", record=f"line {lineno + 1}") from exc
 
 
-def select(found: Sequence[Opening], part: str, per_intent: int = PER_INTENT, seed: int = SEED) -> list[Opening]:
-    """At most ``per_intent`` openings per tool of the part's domains, drawn with ``seed``, in a stable order."""
+def select(found: Sequence[Opening], part: str, per_intent: int = PER_INTENT,
+           seed: int = SEED) -> list[Opening]:
+    """At most ``per_intent`` openings per tool of the part's domains, drawn with ``seed``, in a stable
+    order."""
     by_tool: dict[str, list[Opening]] = {}
     for o in found:
         if part_of(domain_of(o.service)) == part and o.utterance:
@@ -224,7 +229,8 @@ def equivalents(tools: Mapping[str, Tool]) -> dict[str, tuple[str, ...]]:
     classes: dict[tuple[str, str], list[str]] = {}
     for tid, tool in tools.items():
         classes.setdefault(equivalence_class(tool.platform or "", tool.name), []).append(tid)
-    return {tid: tuple(sorted(classes[equivalence_class(t.platform or "", t.name)])) for tid, t in tools.items()}
+    return {tid: tuple(sorted(classes[equivalence_class(t.platform or "", t.name)]))
+            for tid, t in tools.items()}
 
 
 def acceptable(benchmark: Benchmark) -> dict[str, list[list[str]]]:

@@ -51,7 +51,8 @@ def load_stabletoolbench(folder: str | Path, groups: tuple[str, ...] = GROUPS) -
                                      record=record["query_id"])
                 tool_id = api_id(*pair)
                 if tool_id not in tools:
-                    raise InputError(path, f"relevant API {pair!r} is not in any api_list", record=record["query_id"])
+                    raise InputError(path, f"relevant API {pair!r} is not in any api_list",
+                                     record=record["query_id"])
                 if tool_id not in reference:
                     reference.append(tool_id)
             text = str(record["query"]).strip()

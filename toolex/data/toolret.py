@@ -1,8 +1,9 @@
 """Loader for the ToolRet layout: ``<root>/<subset>/queries.json`` and ``tools.json``.
 
 The same records as published on the model hub (``mangopy/ToolRet-Queries`` and ``mangopy/ToolRet-Tools``, one
-configuration per subset) are read too: JSON lines or Parquet files, ``labels`` and ``documentation`` stored as
-JSON strings. :func:`load_toolret_hub` fetches them with the ``datasets`` library where the hub is reachable.
+configuration per subset) are read too: JSON lines or Parquet files, ``labels`` and ``documentation`` stored
+as JSON strings. :func:`load_toolret_hub` fetches them with the ``datasets`` library where the hub is
+reachable.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ _API_NAME = re.compile(r"\b(?:from|using|via|of|on|with|to) (?:the )?([A-Z][\w.&
 
 
 def tool_platform(documentation: Any) -> str | None:
-    """The provider/platform of a tool when its documentation says it (``framework``, ``tool_name``, "… the X API")."""
+    """The provider/platform of a tool when its documentation says it (``framework``, ``tool_name``, "… the X
+    API")."""
     if not isinstance(documentation, dict):
         return None
     for key in ("tool_name", "framework", "provider", "platform"):
@@ -123,7 +125,8 @@ def load_toolret_subset(folder: str | Path, subset: str | None = None) -> Benchm
     )
 
 
-def load_toolret_hub(subset: str, cache_dir: str | Path | None = None) -> Benchmark:  # pragma: no cover - network
+def load_toolret_hub(subset: str,
+                     cache_dir: str | Path | None = None) -> Benchmark:  # pragma: no cover - network
     """A ToolRet subset straight from the model hub (needs ``datasets`` and network access)."""
     try:
         from datasets import load_dataset

@@ -71,7 +71,8 @@ def _parse(record: dict[str, Any], path: Path, lineno: int, pool: Collection[str
     reference = record["reference"]
     combos = record["combinations"]
     if not _tool_ids(reference):
-        raise InputError(path, "'reference' must be a non-empty list of tool ids (strings without white space)",
+        raise InputError(path,
+                         "'reference' must be a non-empty list of tool ids (strings without white space)",
                          record=where)
     if len(set(reference)) != len(reference):
         raise InputError(path, f"'reference' lists a tool twice: {reference}", record=where)
@@ -81,7 +82,8 @@ def _parse(record: dict[str, Any], path: Path, lineno: int, pool: Collection[str
     seen: set[frozenset[str]] = set()
     for j, combo in enumerate(combos):
         if not _tool_ids(combo):
-            raise InputError(path, f"combination {j} must be a non-empty list of tool ids (strings without white "
+            raise InputError(path,
+                             f"combination {j} must be a non-empty list of tool ids (strings without white "
                                    "space)", record=where)
         if len(set(combo)) != len(combo):
             raise InputError(path, f"combination {j} lists a tool twice: {combo}", record=where)
@@ -96,7 +98,8 @@ def _parse(record: dict[str, Any], path: Path, lineno: int, pool: Collection[str
         unknown = sorted({t for combo in parsed for t in combo} - set(pool) | (set(reference) - set(pool)))
         if unknown:
             raise InputError(path, f"unknown tool id(s) {', '.join(unknown[:5])}", record=where)
-    extra = {k: v for k, v in record.items() if k not in ("query_id", "category", "reference", "combinations")}
+    extra = {k: v for k, v in record.items()
+             if k not in ("query_id", "category", "reference", "combinations")}
     return Annotation(qid, category or "", tuple(reference), tuple(parsed), extra)
 
 

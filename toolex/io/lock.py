@@ -1,9 +1,9 @@
 """An exclusive lock on an output folder, held for the whole run.
 
-The lock is ``fcntl.flock`` on ``<folder>/.toolex.lock``; the file holds the holder's pid, host and start time,
-so a second run fails at once and says who holds the folder. The kernel releases the lock when the holder
-exits, however it exits (a SIGKILL included), so a stale lock file never blocks a later run; the next holder
-removes the temporary files a killed writer left.
+The lock is ``fcntl.flock`` on ``<folder>/.toolex.lock``; the file holds the holder's pid, host and start
+time, so a second run fails at once and says who holds the folder. The kernel releases the lock when the
+holder exits, however it exits (a SIGKILL included), so a stale lock file never blocks a later run; the next
+holder removes the temporary files a killed writer left.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ class FolderBusy(ToolexError, RuntimeError):
 
 
 class FolderLock:
-    """``with FolderLock(folder):`` -- exclusive, non-blocking; raises :class:`FolderBusy` naming the holder."""
+    """``with FolderLock(folder):`` -- exclusive, non-blocking; raises :class:`FolderBusy` naming the
+    holder."""
 
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)

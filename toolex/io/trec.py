@@ -100,7 +100,8 @@ def read_qrels(path: str | Path) -> Qrels:
         try:
             qrels.setdefault(parts[0], {})[parts[2]] = int(parts[3])
         except ValueError:
-            raise InputError(path, f"relevance {parts[3]!r} is not an integer", record=f"line {lineno}") from None
+            raise InputError(path, f"relevance {parts[3]!r} is not an integer",
+                             record=f"line {lineno}") from None
     return qrels
 
 

@@ -228,10 +228,10 @@ class LLMClient:
     def health_check(self) -> None:
         """A cheap request (``GET /models``) before any stage: fail fast when the endpoint cannot be reached.
 
-        Raises :class:`LLMUnreachable` (naming URL and model) when no connection is made, :class:`LLMConfigError`
-        on refused credentials or an unconfigured API model. Any other HTTP answer counts as reachable (not
-        every server lists its models), and so does a connection that answers late (a busy local server).
-        Nothing is checked in offline mode.
+        Raises :class:`LLMUnreachable` (naming URL and model) when no connection is made,
+        :class:`LLMConfigError` on refused credentials or an unconfigured API model. Any other HTTP answer
+        counts as reachable (not every server lists its models), and so does a connection that answers late (a
+        busy local server). Nothing is checked in offline mode.
         """
         import httpx
         import openai
@@ -290,7 +290,8 @@ class LLMClient:
             self.ledger.record_gave_up(stage)
             return LLMResult(ok=False, raw=last.get("raw"), key=key, stage=stage, name=name, attempts=0,
                              finish_reason=last.get("finish_reason"),
-                             error=f"failed in {len(failures)} runs, not asked again (last: {last.get('error')})")
+                             error=f"failed in {len(failures)} runs, not asked again (last: "
+                                   f"{last.get('error')})")
         result = self._call(messages, schema, stage, name, key)
         self.ledger.record_result(stage, result.ok, cached=False)
         return result
@@ -310,7 +311,8 @@ class LLMClient:
             error = f"HTTP {status}: {exc.message}"
             if status in (401, 403, 404):
                 raise LLMConfigError(
-                    f"{self.settings.base_url} (model {self.settings.model!r}) refused the request ({error}); "
+                    f"{self.settings.base_url} (model {self.settings.model!r}) refused the request "
+                    f"({error}); "
                     "check URL, model and key"
                 ) from None
             rejected_format = status in (400, 422) or "response_format" in str(exc.message)

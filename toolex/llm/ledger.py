@@ -66,7 +66,8 @@ class Ledger:
                 s.cached_completion_tokens += (usage or {}).get("completion_tokens", 0)
 
     def record_gave_up(self, stage: str) -> None:
-        """A request left unasked: its failures across runs reached the client's bound (a failure, no call)."""
+        """A request left unasked: its failures across runs reached the client's bound (a failure, no
+        call)."""
         with self._lock:
             s = self._stage(stage)
             s.requests += 1

@@ -203,7 +203,8 @@ def install_server() -> None:
     if not wheels:
         cache.mkdir(parents=True, exist_ok=True)
         _log(
-            f"no cached wheel in {cache}: compiling llama-cpp-python {LLAMA_VERSION} (about 11 min on 2 cores)"
+            f"no cached wheel in {cache}: compiling llama-cpp-python {LLAMA_VERSION} (about 11 min on 2 "
+            "cores)"
         )
         _log(f"CMAKE_ARGS={cmake_args}")
         _pip(

@@ -82,7 +82,8 @@ class LLMSettings:
         if self.concurrency < 1 or self.max_retries < 0 or self.malformed_retries < 0:
             raise SettingsError("concurrency must be >= 1 and retry counts >= 0")
         if self.context_tokens <= self.max_tokens:
-            raise SettingsError(f"context_tokens ({self.context_tokens}) must exceed max_tokens ({self.max_tokens})")
+            raise SettingsError(f"context_tokens ({self.context_tokens}) must exceed max_tokens "
+                                f"({self.max_tokens})")
         unknown = set(self.stages) - set(STAGES)
         if unknown or (self.stage is not None and self.stage not in STAGES):
             raise SettingsError(f"unknown stage(s) {sorted(unknown) or [self.stage]}; stages are {STAGES}")
@@ -105,7 +106,8 @@ class LLMSettings:
     @classmethod
     def local_from_env(cls, **overrides: Any) -> LLMSettings:
         """The local preset with the ``TOOLEX_LLM_*`` tuning variables applied (concurrency, timeout, ...);
-        ``TOOLEX_LLM_BASE_URL`` and ``TOOLEX_LLM_MODEL`` are ignored: the local server is always the target."""
+        ``TOOLEX_LLM_BASE_URL`` and ``TOOLEX_LLM_MODEL`` are ignored: the local server is always the
+        target."""
         values = {k: v for k, v in cls._env_values().items() if k not in ("base_url", "model")}
         return cls.local(**{**values, **overrides})
 
@@ -134,15 +136,15 @@ class LLMSettings:
         values = {**cls._env_values(), **overrides}
         stages = {s: v for s in STAGES if (v := cls._env_values(f"TOOLEX_LLM_{s.upper()}_"))}
         if "base_url" in values and "model" not in values:
-            raise SettingsError("TOOLEX_LLM_BASE_URL is set but TOOLEX_LLM_MODEL is not: name the model to ask "
-                                "at that endpoint")
+            raise SettingsError("TOOLEX_LLM_BASE_URL is set but TOOLEX_LLM_MODEL is not: name the model to "
+                                "ask at that endpoint")
         for stage, own in stages.items():
             var = f"TOOLEX_LLM_{stage.upper()}"
             if "base_url" in own and "model" not in own and "model" not in values:
                 raise SettingsError(f"{var}_BASE_URL is set but neither {var}_MODEL nor TOOLEX_LLM_MODEL is")
             if "model" in own and "base_url" not in own and "base_url" not in values:
-                raise SettingsError(f"{var}_MODEL={own['model']!r} needs an endpoint: set TOOLEX_LLM_BASE_URL "
-                                    f"or {var}_BASE_URL")
+                raise SettingsError(f"{var}_MODEL={own['model']!r} needs an endpoint: set "
+                                    f"TOOLEX_LLM_BASE_URL or {var}_BASE_URL")
         values.setdefault("stages", stages)
         if "base_url" not in values:
             return cls.local(**values)

@@ -79,9 +79,11 @@ def counter_for(settings: Any) -> TokenCounter:
 
             tok = AutoTokenizer.from_pretrained(arg, local_files_only=True)
         except Exception as exc:  # noqa: BLE001 - any failure to load means: not available offline
-            raise SettingsError(f"TOOLEX_LLM_TOKENIZER={spec!r}: cannot load it from local files ({exc})") from None
+            raise SettingsError(f"TOOLEX_LLM_TOKENIZER={spec!r}: cannot load it from local files "
+                                f"({exc})") from None
         return _EncodeCounter(spec, lambda text: tok.encode(text, add_special_tokens=False))
-    raise SettingsError(f"TOOLEX_LLM_TOKENIZER={spec!r}: expected auto, estimate, tiktoken:<enc> or hf:<name>")
+    raise SettingsError(f"TOOLEX_LLM_TOKENIZER={spec!r}: expected auto, estimate, tiktoken:<enc> or "
+                        "hf:<name>")
 
 
 def _tiktoken(encoding: str) -> TokenCounter:

@@ -1,4 +1,5 @@
-"""ToolEq metrics: NDCG / Recall / Comp@K against C* (one-to-one) and the best over every valid combination."""
+"""ToolEq metrics: NDCG / Recall / Comp@K against C* (one-to-one) and the best over every valid
+combination."""
 
 from toolex.metrics.measures import KINDS, NAMES, ONE_TO_ONE, TOOLEQ, Measure, measures_at
 from toolex.metrics.ranking import RunArrays

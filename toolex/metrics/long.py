@@ -69,15 +69,16 @@ def concat(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 
 def paired(long: pd.DataFrame) -> pd.DataFrame:
-    """One row per query of each group: the long form with the kinds side by side (``one_to_one``, ``tooleq``),
-    queries in their original order."""
+    """One row per query of each group: the long form with the kinds side by side (``one_to_one``,
+    ``tooleq``), queries in their original order."""
     keys = [c for c in COLUMNS if c not in ("kind", "value")]
     one = long[long["kind"] == ONE_TO_ONE].drop(columns="kind").rename(columns={"value": ONE_TO_ONE})
     eq = long[long["kind"] == TOOLEQ].drop(columns="kind").rename(columns={"value": TOOLEQ})
     return one.merge(eq, on=keys, how="inner", sort=False, validate="one_to_one").reset_index(drop=True)
 
 
-def means(long: pd.DataFrame, by: Sequence[str] = SYSTEM, *, categories: bool = True, pooled: str | None = None,
+def means(long: pd.DataFrame, by: Sequence[str] = SYSTEM, *, categories: bool = True,
+          pooled: str | None = None,
           average: str | None = None, scale: float = 1.0,
           label: Callable[[str], str] = str) -> pd.DataFrame:
     """Mean one-to-one, ToolEq and Δ per group of ``by``: per category (sorted, named by ``label``) when
@@ -99,7 +100,8 @@ def means(long: pd.DataFrame, by: Sequence[str] = SYSTEM, *, categories: bool = 
     if pooled is not None:
         parts.append(_means(pairs, by, scale).assign(category=pooled, _slot=1))
     if average is not None:
-        avg = per_category.groupby(by, sort=False, dropna=False)[[ONE_TO_ONE, TOOLEQ]].agg(_mean).reset_index()
+        avg = per_category.groupby(by, sort=False,
+                                   dropna=False)[[ONE_TO_ONE, TOOLEQ]].agg(_mean).reset_index()
         counts = _means(pairs, by, scale)[[*by, "queries"]]
         parts.append(avg.merge(counts, on=by, how="left").assign(category=average, _slot=2))
     out = pd.concat(parts, ignore_index=True)

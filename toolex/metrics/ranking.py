@@ -60,7 +60,8 @@ class RunArrays:
     @classmethod
     def from_trec(cls, path: str | Path) -> RunArrays:
         """From a TREC run file, parsed in C by pandas (checked like :func:`toolex.io.trec.read_run`: a file
-        with a NaN score, a missing column or bytes that are not UTF-8 goes to that reader, which names the line)."""
+        with a NaN score, a missing column or bytes that are not UTF-8 goes to that reader, which names the
+        line)."""
         import pandas as pd
 
         from toolex.io.trec import read_run
@@ -94,7 +95,8 @@ class RunArrays:
         return scores, tools
 
     def top_k(self, k: int) -> np.ndarray:
-        """``len(query_ids) × k`` tool codes in trec_eval order, ``-1`` where a ranking is shorter than ``k``."""
+        """``len(query_ids) × k`` tool codes in trec_eval order, ``-1`` where a ranking is shorter than
+        ``k``."""
         scores, tools = self.matrices()
         return top_k_in_trec_eval_order(scores, tools, k)
 

@@ -113,18 +113,21 @@ class Evaluation:
     def queries(self) -> int:
         return len(self.per_query)
 
-    def long(self, system: str, level: str = QUERY_LEVEL, benchmarks: Mapping[str, str] | None = None) -> pd.DataFrame:
+    def long(self, system: str, level: str = QUERY_LEVEL,
+             benchmarks: Mapping[str, str] | None = None) -> pd.DataFrame:
         """The per-query scores as the long form of :mod:`toolex.metrics.long` (one row per query, measure and
         annotation kind)."""
         return long_form(self, system, level, benchmarks)
 
     def summary(self) -> dict:
-        """``{"queries", "k", "one_to_one", "tooleq", "delta", "by_category", "category_mean", ...}`` (fractions)."""
+        """``{"queries", "k", "one_to_one", "tooleq", "delta", "by_category", "category_mean", ...}``
+        (fractions)."""
         table = means(self.long(""), by=["measure"], pooled=ALL, average=AVG)
         names = {m.key: m.name for m in measures_at(self.k)}
 
         def block(rows: pd.DataFrame) -> dict[str, dict[str, float]]:
-            return {kind: {names[r.measure]: float(getattr(r, kind)) for r in rows.itertuples()} for kind in KINDS}
+            return {kind: {names[r.measure]: float(getattr(r, kind)) for r in rows.itertuples()}
+                    for kind in KINDS}
 
         nan = {kind: dict.fromkeys(NAMES, float("nan")) for kind in KINDS}
         per_category = table[~table.category.isin([ALL, AVG])]
@@ -172,7 +175,8 @@ class GroundTruth:
         self._queries = pd.Index([a.query_id for a in self.annotations])
         self.references = Combinations.build([[a.reference] for a in self.annotations], self.code)
         self.expanded = Combinations.build(
-            [[a.reference, *(c for c in a.combinations if set(c) != set(a.reference))] for a in self.annotations],
+            [[a.reference, *(c for c in a.combinations if set(c) != set(a.reference))]
+             for a in self.annotations],
             self.code,
         )
 
@@ -180,10 +184,11 @@ class GroundTruth:
         return len(self.annotations)
 
     def top_k(self, run: RunArrays, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Each annotated query's top-K as ground-truth tool codes (``-1``: not a ground-truth tool or no tool),
-        and whether the query is in the run."""
+        """Each annotated query's top-K as ground-truth tool codes (``-1``: not a ground-truth tool or no
+        tool), and whether the query is in the run."""
         code = self.code
-        translate = np.fromiter((code.get(t, -1) for t in run.tool_ids), dtype=np.int64, count=len(run.tool_ids))
+        translate = np.fromiter((code.get(t, -1) for t in run.tool_ids), dtype=np.int64,
+                                count=len(run.tool_ids))
         run_topk = run.top_k(k)
         target = pd.Index(run.query_ids).get_indexer(self._queries)
         present = target >= 0

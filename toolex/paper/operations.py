@@ -138,7 +138,8 @@ def mean(tables: Tables, args: Mapping[str, Any]) -> Derived:
 
 
 def gain(tables: Tables, args: Mapping[str, Any]) -> Derived:
-    """Table 2: the mean of the selection minus that of the ``baseline`` selection (the filters it changes)."""
+    """Table 2: the mean of the selection minus that of the ``baseline`` selection (the filters it
+    changes)."""
     _args(args, ("side", "baseline"), TABLE2_FILTERS)
     baseline = args["baseline"]
     if not isinstance(baseline, Mapping) or set(baseline) - set(TABLE2_FILTERS):

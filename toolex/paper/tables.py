@@ -30,7 +30,8 @@ def _read_csv(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
 
 def load_table1(folder: str | Path | None = None) -> pd.DataFrame:
     """Table 1: annotation statistics of ToolEq and SkillEq, indexed by statistic."""
-    return _read_csv(_folder(folder) / "table1_annotation_stats.csv", ("statistic", "tooleq", "skilleq")).set_index(
+    return _read_csv(_folder(folder) / "table1_annotation_stats.csv",
+                     ("statistic", "tooleq", "skilleq")).set_index(
         "statistic"
     )
 

@@ -131,8 +131,8 @@ class Annotated:
 
 def _judge_key(kind: str, config: Any, judge: Any = None) -> dict[str, Any]:
     """What decides a judge's outputs, for the folder key, from the judge's own settings
-    (:mod:`toolex.annotate.keys`): a built ``judge`` as given; an LLM judge ``kind`` is built (no call is made);
-    the offline judge is keyed by its score model and encoder spec, without loading the encoder."""
+    (:mod:`toolex.annotate.keys`): a built ``judge`` as given; an LLM judge ``kind`` is built (no call is
+    made); the offline judge is keyed by its score model and encoder spec, without loading the encoder."""
     from toolex.annotate.keys import judge_identity, offline_identity
 
     if judge is not None:
@@ -146,11 +146,12 @@ def _judge_key(kind: str, config: Any, judge: Any = None) -> dict[str, Any]:
     return judge_identity(build_judge(kind, progress=False))
 
 
-def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries: Sequence[Query], config: Any,
+def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries: Sequence[Query],
+                  config: Any,
                   kind: str, progress: bool = False, judge: Any = None) -> ArtifactFolder:
     """The ToolEX artifact folder ``annotations/<label>-<fingerprint>`` of ``queries`` with a judge ``kind``
-    (or the built ``judge``), reused when complete, else computed; the fingerprint covers ``key``, every stage's
-    judge settings, ``config``, the stages' code versions and the package version
+    (or the built ``judge``), reused when complete, else computed; the fingerprint covers ``key``, every
+    stage's judge settings, ``config``, the stages' code versions and the package version
     (:func:`toolex.annotate.keys.annotation_key`), so a folder made with other settings is never reused."""
     from toolex.annotate.keys import annotation_key
     from toolex.annotate.pipeline import ToolEX
@@ -172,7 +173,8 @@ def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries
     return folder
 
 
-def ensure_annotations(workspace: Workspace, judge_kind: str | None = None, progress: bool = False) -> Annotated:
+def ensure_annotations(workspace: Workspace, judge_kind: str | None = None,
+                       progress: bool = False) -> Annotated:
     """The ToolEX artifacts of the workspace's queries with a judge, reused when present, else computed."""
     from toolex.annotate.pipeline import AnnotateConfig
 
@@ -187,7 +189,8 @@ def _run_path(spec: str, kind: str, key: str) -> Path:
 
 
 def ensure_run(spec: str, workspace: Workspace, depth: int = 100) -> Run:
-    """The query-level run (top ``depth``, instructions applied) of a retriever over the workspace's queries."""
+    """The query-level run (top ``depth``, instructions applied) of a retriever over the workspace's
+    queries."""
     from toolex.retrieval import retrieve_queries
 
     pool = workspace.settings.pool
@@ -212,10 +215,11 @@ def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k
                         instructions: bool = False) -> Run:
     """Sub-query level run: each oracle sub-query of Stage 1 retrieves its top ``k``, merged by RRF.
 
-    Sub-queries are searched as they are (``instructions=False``, the texts Stage 2 already encoded, so a dense
-    retriever reuses their cached vectors); ``instructions=True`` prefixes each with its query's instruction.
-    A query whose decomposition failed has no sub-queries: it is left out of the run, so the evaluation scores
-    it 0 and counts it in ``missing_from_run`` (flagged), rather than scoring an empty ranking as retrieved.
+    Sub-queries are searched as they are (``instructions=False``, the texts Stage 2 already encoded, so a
+    dense retriever reuses their cached vectors); ``instructions=True`` prefixes each with its query's
+    instruction. A query whose decomposition failed has no sub-queries: it is left out of the run, so the
+    evaluation scores it 0 and counts it in ``missing_from_run`` (flagged), rather than scoring an empty
+    ranking as retrieved.
     """
     from toolex.retrieval import subquery_retrieve
 
@@ -235,7 +239,8 @@ def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k
             model.index(pools[bench.name])
             indexed = pools[bench.name]
         given = {q: workspace.query[q].instruction for q in ids} if instructions else None
-        run.update(subquery_retrieve(model, {q: subs[q] for q in ids if subs.get(q)}, k=k, instructions=given))
+        run.update(subquery_retrieve(model, {q: subs[q] for q in ids if subs.get(q)}, k=k,
+                                     instructions=given))
     write_run(run, path, tag=slug(spec) + "-subquery")
     return run
 

@@ -30,7 +30,8 @@ class Report:
     def provenance(self, retrievers: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
         """Provenance record of a table of ours."""
         return provenance(self.workspace.describe(), self.workspace.data_checksum, self.settings.as_dict(),
-                          self.judge, retrievers, annotation_folder=str(self.annotated.folder.folder), **extra)
+                          self.judge, retrievers, annotation_folder=str(self.annotated.folder.folder),
+                          **extra)
 
 
 def open_report(settings: ReportSettings) -> Report:

@@ -13,7 +13,8 @@ import pandas as pd
 from toolex import paths
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "Δ": r"$\Delta$"}
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "Δ": r"$\Delta$"}
 
 
 def _cell(value: Any, digits: int) -> str:
@@ -54,7 +55,8 @@ def to_latex(table: pd.DataFrame, caption: str = "", label: str = "", digits: in
 
 def export_table(table: pd.DataFrame, stem: str, caption: str = "", provenance: dict[str, Any] | None = None,
                  folder: str | Path | None = None, digits: int = 2) -> dict[str, Path]:
-    """``<stem>.csv``, ``<stem>.md``, ``<stem>.tex`` and, with ``provenance``, ``<stem>.json`` under the tables folder."""
+    """``<stem>.csv``, ``<stem>.md``, ``<stem>.tex`` and, with ``provenance``, ``<stem>.json`` under the
+    tables folder."""
     out = Path(folder) if folder else paths.tables_dir()
     out.mkdir(parents=True, exist_ok=True)
     written = {"csv": out / f"{stem}.csv", "md": out / f"{stem}.md", "tex": out / f"{stem}.tex"}
@@ -64,9 +66,10 @@ def export_table(table: pd.DataFrame, stem: str, caption: str = "", provenance: 
     if provenance is not None:
         written["json"] = out / f"{stem}.json"
         written["json"].write_text(json.dumps(provenance, indent=1, default=str) + "\n", encoding="utf-8")
-        note = (f"toolex {provenance.get('toolex')}, data sha256 {str(provenance.get('data_checksum', ''))[:16]}, "
-                f"judge {provenance.get('judge')}, retrievers {', '.join(provenance.get('retrievers', []))}, "
-                f"created {provenance.get('created')}")
+        note = (f"toolex {provenance.get('toolex')}, data sha256 "
+                f"{str(provenance.get('data_checksum', ''))[:16]}, judge {provenance.get('judge')}, "
+                f"retrievers {', '.join(provenance.get('retrievers', []))}, created "
+                f"{provenance.get('created')}")
         markdown += f"\n_Provenance: {note} (full record: `{stem}.json`)._\n"
         latex += f"% provenance: {note}\n"
     written["md"].write_text(markdown, encoding="utf-8")
@@ -80,7 +83,8 @@ def read_table(stem: str, folder: str | Path | None = None) -> pd.DataFrame:
 
 
 def save_figure(fig: Any, stem: str, footer: str, folder: str | Path | None = None) -> dict[str, Path]:
-    """Add the provenance footer to a matplotlib figure and save it as PNG and PDF under the figures folder."""
+    """Add the provenance footer to a matplotlib figure and save it as PNG and PDF under the figures
+    folder."""
     out = Path(folder) if folder else paths.figures_dir()
     out.mkdir(parents=True, exist_ok=True)
     width, height = fig.get_size_inches()

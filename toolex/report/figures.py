@@ -22,7 +22,8 @@ def delta_bars(results: pd.DataFrame, metric: str = "ndcg@10", level: str = "que
     x = np.arange(len(categories))
     for i, name in enumerate(retrievers):
         part = rows[rows.retriever == name].set_index("category").reindex(categories)
-        ax.bar(x + (2 * i) * width, part.one_to_one, width, label=f"{name} one-to-one", color=f"C{i}", alpha=0.4)
+        ax.bar(x + (2 * i) * width, part.one_to_one, width, label=f"{name} one-to-one", color=f"C{i}",
+               alpha=0.4)
         ax.bar(x + (2 * i + 1) * width, part.tooleq, width, label=f"{name} ToolEq", color=f"C{i}")
     ax.set_xticks(x + width * (2 * len(retrievers) - 1) / 2, categories)
     ax.set_ylabel(f"{metric} (%)")
@@ -36,7 +37,8 @@ def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the b
     """Per pair: the one-to-one (Tool-DE) gain and the ToolEq gain, the illusion share written above."""
     fig, ax = plt.subplots(figsize=(1.5 + 1.8 * len(gains), 3.6))
     x = np.arange(len(gains))
-    ax.set_ylim(min(0.0, float(gains.tooleq_gain.min())) * 1.3, 1.35 * float(max(gains.tool_de_gain.max(), 0.1)))
+    ax.set_ylim(min(0.0, float(gains.tooleq_gain.min())) * 1.3,
+                1.35 * float(max(gains.tool_de_gain.max(), 0.1)))
     ax.bar(x - 0.2, gains.tool_de_gain, 0.4, label="gain on Tool-DE (one-to-one)", color="tab:gray")
     ax.bar(x + 0.2, gains.tooleq_gain, 0.4, label="gain on ToolEq", color="tab:blue")
     for xi, (de, share) in enumerate(zip(gains.tool_de_gain, gains.illusion_share_pct)):
@@ -77,8 +79,8 @@ def histogram(values: pd.Series, title: str, xlabel: str) -> Any:
 
 
 def credit_distribution(per_query: pd.DataFrame, metric: str, title: str) -> Any:
-    """Per-query over- and under-credit (ours vs gold) of each retriever at ``metric``: queries with a non-zero
-    error, binned."""
+    """Per-query over- and under-credit (ours vs gold) of each retriever at ``metric``: queries with a
+    non-zero error, binned."""
     rows = per_query[per_query["metric"] == metric]
     retrievers = list(dict.fromkeys(rows["retriever"]))
     fig, axes = plt.subplots(1, len(retrievers), figsize=(4.2 * len(retrievers), 3.2), squeeze=False)
@@ -87,7 +89,8 @@ def credit_distribution(per_query: pd.DataFrame, metric: str, title: str) -> Any
         own = rows[rows["retriever"] == name]
         for kind, colour in (("over", "tab:red"), ("under", "tab:blue")):
             values = own[kind][own[kind] > 0]
-            ax.hist(values, bins=bins, alpha=0.6, color=colour, label=f"{kind}-credit ({len(values)} queries)")
+            ax.hist(values, bins=bins, alpha=0.6, color=colour,
+                    label=f"{kind}-credit ({len(values)} queries)")
         ax.set_title(f"{name} ({len(own)} queries)", fontsize=9)
         ax.set_xlabel(f"|ours − gold| {metric} per query")
         ax.set_ylabel("queries")

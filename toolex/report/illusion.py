@@ -23,7 +23,8 @@ def paper_illusion(table2: pd.DataFrame, metric: str = HEADLINE.key, printed: bo
     gains = gains.rename(columns={"illusion_share_pct": "illusion_share_unrounded_pct"})
     if printed:
         gains["illusion_share_pct"] = [
-            100 * illusion_share(round(de, 1), round(eq, 1)) for de, eq in zip(gains.tool_de_gain, gains.tooleq_gain)
+            100 * illusion_share(round(de, 1), round(eq, 1))
+            for de, eq in zip(gains.tool_de_gain, gains.tooleq_gain)
         ]
     else:
         gains["illusion_share_pct"] = gains.illusion_share_unrounded_pct

@@ -1,9 +1,9 @@
 """Figure 4: where the ground truth, the best verified equivalent and a random negative rank.
 
 Per query, with a query-level run: the best (smallest, from 1) rank of any tool of C*, of any verified
-equivalent of Stage 2 (a tool other than the reference that the judge accepted for one of its sub-queries), and
-of one random negative (a seeded draw from the query's own benchmark pool, outside C* and the verified tools).
-A tool beyond the run's depth has no rank (NaN) and counts as outside every cut-off.
+equivalent of Stage 2 (a tool other than the reference that the judge accepted for one of its sub-queries),
+and of one random negative (a seeded draw from the query's own benchmark pool, outside C* and the verified
+tools). A tool beyond the run's depth has no rank (NaN) and counts as outside every cut-off.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ def best_rank(order: Mapping[str, int], tools: Iterable[str]) -> float:
 
 def best_ranks(run: Run, references: Mapping[str, Sequence[str]], equivalents: Mapping[str, set[str]],
                pools: Mapping[str, Sequence[str]], seed: int = 0) -> pd.DataFrame:
-    """One row per query of ``references``: ``gt_rank``, ``equivalent_rank``, ``negative_rank``, ``n_equivalents``.
+    """One row per query of ``references``: ``gt_rank``, ``equivalent_rank``, ``negative_rank``,
+    ``n_equivalents``.
 
     ``pools`` maps each query to the tool ids a random negative is drawn from.
     """

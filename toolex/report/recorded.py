@@ -92,7 +92,8 @@ def agreement_table(folder: str | Path) -> pd.DataFrame:
 
 
 def offline_judge_name() -> str:
-    """The name of the offline judge the twin uses (its score model's encoder), without loading the encoder."""
+    """The name of the offline judge the twin uses (its score model's encoder), without loading the
+    encoder."""
     from toolex.annotate.judges.scoring import default_model
 
     return f"offline-similarity({default_model().encoder})"
@@ -105,8 +106,10 @@ def run_provenance(folder: str | Path) -> dict[str, Any]:
     manifest = ArtifactFolder(folder).manifest()
     benchmarks = [{k: b.get(k) for k in ("name", "checksum")} for b in manifest.get("benchmarks", [])]
     config = manifest.get("config") or {}
-    return {"toolex": __version__, "data_checksum": combine_checksums([b["checksum"] or "" for b in benchmarks]),
-            "judge": manifest.get("judge", {}).get("name"), "retrievers": [f"{config.get('retriever')} (candidates)"],
+    return {"toolex": __version__,
+            "data_checksum": combine_checksums([b["checksum"] or "" for b in benchmarks]),
+            "judge": manifest.get("judge", {}).get("name"),
+            "retrievers": [f"{config.get('retriever')} (candidates)"],
             "created": manifest.get("created") or f"recorded run {Path(folder).name}",
             "recorded_run": Path(folder).name, "llm": manifest.get("judge", {}).get("llm"), "config": config,
             "benchmarks": benchmarks, "queries": manifest.get("queries"),

@@ -25,7 +25,8 @@ def category_label(category: str) -> str:
 def evaluate_runs(runs: Mapping[tuple[str, str], Run] | Mapping[str, Run],
                   annotations: Sequence[Annotation] | GroundTruth, k: int = 10,
                   benchmarks: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Every run scored against the same ground truth (built once), as one long form (:mod:`toolex.metrics.long`).
+    """Every run scored against the same ground truth (built once), as one long form
+    (:mod:`toolex.metrics.long`).
 
     ``runs`` is keyed by ``(level, retriever)`` (``level``: ``query`` or ``subquery_oracle``) or by retriever
     alone (query level); ``benchmarks`` maps query ids to their benchmark.
@@ -50,7 +51,8 @@ def paper_rows(table2: pd.DataFrame, models: Sequence[str] | None = None) -> pd.
     """The paper's Table 2 in the same long form (``source`` = "reported by the paper"), with ``Avg`` rows."""
     frame = table2 if models is None else table2[table2.model.isin(models)]
     frame = frame.rename(columns={"model": "retriever", "tool_de": "one_to_one"}).copy()
-    avg = frame.groupby(["level", "retriever", "metric"], as_index=False, sort=False)[["one_to_one", "tooleq"]].mean()
+    avg = frame.groupby(["level", "retriever", "metric"], as_index=False,
+                        sort=False)[["one_to_one", "tooleq"]].mean()
     avg["category"] = AVG
     frame = pd.concat([frame, avg], ignore_index=True)
     frame["delta"] = frame.tooleq - frame.one_to_one

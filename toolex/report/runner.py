@@ -1,7 +1,8 @@
 """Run the numbered notebooks in order with papermill, headless: ``python -m toolex.report.runner``.
 
-Each ``notebooks/NN_*.ipynb`` runs with the parameters ``SMOKE`` and ``JUDGE`` and its executed copy is written
-to ``<build>/notebooks/``. The first failing notebook stops the run with a non-zero exit status. Timings go to
+Each ``notebooks/NN_*.ipynb`` runs with the parameters ``SMOKE`` and ``JUDGE`` and its executed copy is
+written to ``<build>/notebooks/``. The first failing notebook stops the run with a non-zero exit status.
+Timings go to
 ``<build>/notebooks/runner.json``.
 """
 
@@ -42,7 +43,8 @@ def run_notebook(path: Path, out_dir: Path, parameters: dict, timeout: int = 120
     return time.perf_counter() - start
 
 
-def run_all(smoke: bool = False, judge: str = "offline", only: Sequence[str] = (), folder: str | Path | None = None,
+def run_all(smoke: bool = False, judge: str = "offline", only: Sequence[str] = (),
+            folder: str | Path | None = None,
             out_dir: str | Path | None = None) -> dict:
     """Run every numbered notebook; raises on the first failure (after recording the timings so far)."""
     out = Path(out_dir) if out_dir else paths.build_dir() / "notebooks"

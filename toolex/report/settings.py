@@ -10,13 +10,16 @@ from typing import Any
 from toolex.data import DEFAULT_BENCHMARKS
 from toolex.retrieval.baselines import DEFAULT_RETRIEVERS
 
-__all__ = ["DEFAULT_RETRIEVERS", "SMOKE_BENCHMARKS", "SMOKE_SAMPLE", "ReportSettings", "env_judge", "env_smoke",
+__all__ = ["DEFAULT_RETRIEVERS", "SMOKE_BENCHMARKS", "SMOKE_SAMPLE", "ReportSettings", "env_judge",
+           "env_smoke",
            "flag"]
 
 #: Queries sampled per benchmark in the smoke setting that CI runs.
 SMOKE_SAMPLE = 25
-#: Benchmarks of the smoke setting: one per category (Web: API-Bank; Code: Toolink), both with multi-tool queries,
-#: and the smallest tool pools (1,905 tools, short documentation): a cold embedding cache encodes a sixth of the
+#: Benchmarks of the smoke setting: one per category (Web: API-Bank; Code: Toolink), both with multi-tool
+#: queries,
+#: and the smallest tool pools (1,905 tools, short documentation): a cold embedding cache encodes a sixth of
+#: the
 #: tool text of the full setting.
 SMOKE_BENCHMARKS = ("toolret/apibank", "toolret/toolink")
 
@@ -38,7 +41,8 @@ def env_judge() -> str:
 
 @dataclass(frozen=True)
 class ReportSettings:
-    """What a notebook computes on: benchmarks, retrievers, judge kind, queries per benchmark, cut-off, seed."""
+    """What a notebook computes on: benchmarks, retrievers, judge kind, queries per benchmark, cut-off,
+    seed."""
 
     benchmarks: tuple[str, ...] = DEFAULT_BENCHMARKS
     retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
@@ -54,8 +58,8 @@ class ReportSettings:
     def make(cls, benchmarks: Sequence[str] | None = None, retrievers: Sequence[str] | None = None,
              judge: str = "offline", sample: int | None = None, smoke: bool = False, k: int = 10,
              seed: int = 0) -> ReportSettings:
-        """Settings from notebook parameters; ``smoke`` caps the sample at :data:`SMOKE_SAMPLE` per benchmark and,
-        unless benchmarks are given, uses :data:`SMOKE_BENCHMARKS`."""
+        """Settings from notebook parameters; ``smoke`` caps the sample at :data:`SMOKE_SAMPLE` per benchmark
+        and, unless benchmarks are given, uses :data:`SMOKE_BENCHMARKS`."""
         if smoke:
             sample = min(sample, SMOKE_SAMPLE) if sample else SMOKE_SAMPLE
             benchmarks = benchmarks or SMOKE_BENCHMARKS

@@ -1,4 +1,5 @@
-"""Paired significance of Δ = ToolEq − one-to-one: sign-flip randomisation and a percentile bootstrap (seeded)."""
+"""Paired significance of Δ = ToolEq − one-to-one: sign-flip randomisation and a percentile bootstrap
+(seeded)."""
 
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ def paired_test(a: Sequence[float], b: Sequence[float], resamples: int = 10_000,
 
 def delta_significance(scores: pd.DataFrame, resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
     """From the long-form scores (:func:`toolex.report.results.evaluate_runs`): per level, retriever, category
-    (then ``all``) and measure, Δ in points with its 95% interval and p-value (queries paired in their order)."""
+    (then ``all``) and measure, Δ in points with its 95% interval and p-value (queries paired in their
+    order)."""
     pairs = long.paired(scores)
     rows = []
     for (level, system), frame in pairs.groupby(["level", "system"], sort=False):

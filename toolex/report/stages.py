@@ -38,20 +38,24 @@ def candidate_frame(verified: Sequence[VerifiedSet], group_of: Mapping[str, str]
             verdict = "judge failed" if c.verdict.equivalent is None else (
                 "equivalent" if c.verdict.equivalent else "not equivalent")
             rows.append({"query_id": v.query_id, "group": group_of.get(v.query_id, ""), "index": v.index,
-                         "tool_id": c.tool_id, "rank": c.rank, "verdict": verdict, "reason": c.verdict.reason})
+                         "tool_id": c.tool_id, "rank": c.rank, "verdict": verdict,
+                         "reason": c.verdict.reason})
     return pd.DataFrame(rows, columns=["query_id", "group", "index", "tool_id", "rank", "verdict", "reason"])
 
 
 def verification_summary(verified: Sequence[VerifiedSet], group_of: Mapping[str, str]) -> pd.DataFrame:
-    """Per group: sub-queries, candidates per sub-query, verdict rates and the share with an extra equivalent."""
+    """Per group: sub-queries, candidates per sub-query, verdict rates and the share with an extra
+    equivalent."""
     cands = candidate_frame(verified, group_of)
-    subs = pd.DataFrame([{"group": group_of.get(v.query_id, ""), "extra": len(v.verified) - 1} for v in verified])
+    subs = pd.DataFrame([{"group": group_of.get(v.query_id, ""), "extra": len(v.verified) - 1}
+                         for v in verified])
     rows = []
     for group in [*sorted(subs.group.unique()), "all"]:
         s = subs if group == "all" else subs[subs.group == group]
         c = cands if group == "all" else cands[cands.group == group]
         n = max(len(c), 1)
-        rows.append({"group": group, "sub_queries": len(s), "candidates_per_sub_query": len(c) / max(len(s), 1),
+        rows.append({"group": group, "sub_queries": len(s),
+                     "candidates_per_sub_query": len(c) / max(len(s), 1),
                      "equivalent_pct": 100 * (c.verdict == "equivalent").sum() / n,
                      "not_equivalent_pct": 100 * (c.verdict == "not equivalent").sum() / n,
                      "failed_pct": 100 * (c.verdict == "judge failed").sum() / n,

@@ -1,8 +1,10 @@
-"""How far each judge's annotations can be trusted: ToolEq with our expansion against ToolEq with human labels.
+"""How far each judge's annotations can be trusted: ToolEq with our expansion against ToolEq with human
+labels.
 
 :func:`judge_validation` scores the annotations of a report (:func:`toolex.report.context.open_report` on a
 benchmark that carries a human one-to-many ground truth: by default the SGD report part, domains the offline
-judge was never calibrated on) and its retrievers' runs with ``toolex.validate``. :func:`credit_frame` stacks several judges' credit tables;
+judge was never calibrated on) and its retrievers' runs with ``toolex.validate``. :func:`credit_frame` stacks
+several judges' credit tables;
 ``python -m toolex.report.validation`` writes the kept report (``data/validation/``).
 """
 
@@ -52,18 +54,21 @@ def validation_settings(judge: str = "offline", sample: int | None = None, smoke
 
 
 def judge_validation(report: Report, bootstrap: int = 1000) -> ValidationResult:
-    """ToolEq with the report's annotations vs ToolEq with the benchmark's human labels, for its retrievers."""
+    """ToolEq with the report's annotations vs ToolEq with the benchmark's human labels, for its
+    retrievers."""
     workspace, settings = report.workspace, report.settings
     runs = ensure_runs(settings.retrievers, workspace)
     gold = gold_of(workspace.benchmarks[0], [q.id for q in workspace.queries])
-    return validate(gold, report.annotated.annotations, runs, k=settings.k, bootstrap=bootstrap, seed=settings.seed)
+    return validate(gold, report.annotated.annotations, runs, k=settings.k, bootstrap=bootstrap,
+                    seed=settings.seed)
 
 
 def validation_provenance(report: Report) -> dict[str, Any]:
     """Data, judge (with its score model or routing counts), retrievers and annotation settings."""
     manifest = report.annotated.folder.manifest()
     judge = manifest.get("judge", {})
-    return {"data": report.workspace.describe(), "judge": report.judge, "retrievers": list(report.settings.retrievers),
+    return {"data": report.workspace.describe(), "judge": report.judge,
+            "retrievers": list(report.settings.retrievers),
             "annotation_settings": manifest.get("config", {}),
             "score_model": judge.get("score_model") or judge.get("offline", {}).get("score_model"),
             "routing": manifest.get("ledger", {}).get("routing")}
@@ -93,7 +98,8 @@ def goal_check(result: ValidationResult, metric: str = "ndcg@10", share: tuple[f
 def keep_validation(folder: str | Path, runs: Mapping[str, str | Path], out: str | Path, label: str,
                     k: int = 10, bootstrap: int = 1000, seed: int = 0) -> ValidationResult:
     """Validate the annotations of a finished ToolEX folder on an ``sgd/*`` benchmark against its human gold
-    (the folder's own queries only) and keep the result as ``out`` (read back by :func:`recorded_validations`)."""
+    (the folder's own queries only) and keep the result as ``out`` (read back by
+    :func:`recorded_validations`)."""
     from toolex.annotate.artifacts import ArtifactFolder
     from toolex.data import load_benchmark
     from toolex.io.annotations import read_annotations
@@ -106,7 +112,8 @@ def keep_validation(folder: str | Path, runs: Mapping[str, str | Path], out: str
     gold = gold_of(benchmark, [a.query_id for a in annotations])
     result = validate(gold, annotations, dict(runs), k=k, bootstrap=bootstrap, seed=seed)
     judge = manifest.get("judge", {})
-    record = {"label": label, "judge": judge.get("name"), "data": f"{benchmark.name}, {len(annotations)} queries "
+    record = {"label": label, "judge": judge.get("name"),
+              "data": f"{benchmark.name}, {len(annotations)} queries "
               f"(data sha256 {benchmark.checksum[:8]})", "annotation_settings": manifest.get("config", {}),
               "ledger": {key: manifest.get("ledger", {}).get(key) for key in ("total", "routing")
                          if key in manifest.get("ledger", {})},
@@ -132,7 +139,8 @@ def recorded_validations(folder: str | Path | None = None) -> dict[str, Validati
                  "recovered_high": block.get("recovered_interval", [None, None])[1]}
                 for name, metrics in data.get("runs", {}).items() for metric, block in metrics.items()]
         out[data["label"]] = ValidationResult(int(data["k"]), pd.DataFrame(), data.get("expansion", {}),
-                                              pd.DataFrame(), pd.DataFrame(rows), int(data["missing_annotations"]),
+                                              pd.DataFrame(), pd.DataFrame(rows),
+                                              int(data["missing_annotations"]),
                                               int(data["ignored_annotations"]), data.get("settings", {}))
     return out
 

@@ -1,7 +1,7 @@
 """The retriever interface: index a tool pool, then rank it for a batch of queries.
 
-A retriever returns, for each query, ``(tool id, score)`` pairs best first; :func:`retrieve_queries` turns them
-into a TREC run (``{query_id: {tool_id: score}}``, see :mod:`toolex.io.trec`).
+A retriever returns, for each query, ``(tool id, score)`` pairs best first; :func:`retrieve_queries` turns
+them into a TREC run (``{query_id: {tool_id: score}}``, see :mod:`toolex.io.trec`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ class Retriever(ABC):
                instructions: Sequence[str] | None = None) -> list[list[Hit]]:
         """The top ``k`` tools of the pool for each query text, best first.
 
-        ``instructions`` (one per text, may be empty) are applied the way the retriever's protocol applies them.
+        ``instructions`` (one per text, may be empty) are applied the way the retriever's protocol applies
+        them.
         """
 
     def settings(self) -> dict[str, Any]:

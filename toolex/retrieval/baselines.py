@@ -1,9 +1,9 @@
 """One-to-one baseline table: BM25 and MiniLM on the four ToolRet subsets and ToolLens test.
 
-``python -m toolex.retrieval.baselines`` (``make baselines``) retrieves with pool ``all`` (the Tool-DE default:
-the union of every loaded tool pool), scores NDCG / Recall / Comp@10 against C*, per subset, per category and
-overall, and writes ``results/baselines.{csv,md,json}`` under :func:`toolex.paths.artifacts_dir` together with
-the runs (``runs/baselines/<retriever>.trec``).
+``python -m toolex.retrieval.baselines`` (``make baselines``) retrieves with pool ``all`` (the Tool-DE
+default: the union of every loaded tool pool), scores NDCG / Recall / Comp@10 against C*, per subset, per
+category and overall, and writes ``results/baselines.{csv,md,json}`` under :func:`toolex.paths.artifacts_dir`
+together with the runs (``runs/baselines/<retriever>.trec``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ def _rows(table: pd.DataFrame, spec: str, levels: Mapping[str, tuple[str, str, s
     rows: dict[str, dict[str, Any]] = {}
     for r in table.itertuples():
         level, name, category = levels[r.category]
-        row = rows.setdefault(r.category, {"retriever": spec, "level": level, "name": name, "category": category,
+        row = rows.setdefault(r.category,
+                              {"retriever": spec, "level": level, "name": name, "category": category,
                                            "queries": int(r.queries)})
         row[r.measure] = round(float(r.one_to_one), 2)
     return [rows[group] for group in levels if group in rows]
@@ -47,7 +48,8 @@ def _rows(table: pd.DataFrame, spec: str, levels: Mapping[str, tuple[str, str, s
 
 def run_baselines(retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
                   benchmarks: Sequence[str] = DEFAULT_BENCHMARKS, pool: str = "all", k: int = 10,
-                  depth: int = DEFAULT_K, data_dir: str | Path | None = None, out_dir: str | Path | None = None,
+                  depth: int = DEFAULT_K, data_dir: str | Path | None = None,
+                  out_dir: str | Path | None = None,
                   progress: bool = True, cache: bool | str | Path = True) -> pd.DataFrame:
     """Retrieve, score one-to-one and write the table (CSV, Markdown) and its provenance (JSON)."""
     from toolex.metrics import evaluate
@@ -87,7 +89,8 @@ def run_baselines(retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
         "toolex": __version__,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "data_checksum": combine_checksums(b.checksum for b in loaded),
-        "benchmarks": {b.name: {"checksum": b.checksum, "queries": len(b), "tools": len(b.tools)} for b in loaded},
+        "benchmarks": {b.name: {"checksum": b.checksum, "queries": len(b), "tools": len(b.tools)}
+                       for b in loaded},
         "pool": pool,
         "pool_sizes": {name: len(p) for name, p in pools.items()},
         "k": k,
@@ -101,7 +104,8 @@ def run_baselines(retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
     return table
 
 
-def write_table(table: pd.DataFrame, provenance: dict[str, Any], folder: Path, stem: str = "baselines") -> Path:
+def write_table(table: pd.DataFrame, provenance: dict[str, Any], folder: Path,
+                stem: str = "baselines") -> Path:
     """``<stem>.csv``, ``<stem>.md`` (table and provenance) and ``<stem>.json`` (provenance)."""
     folder.mkdir(parents=True, exist_ok=True)
     table.to_csv(folder / f"{stem}.csv", index=False)
@@ -118,7 +122,8 @@ def write_table(table: pd.DataFrame, provenance: dict[str, Any], folder: Path, s
     lines += ["", "## Provenance", "", f"- toolex {provenance['toolex']}, created {provenance['created']}",
               f"- data checksum `{provenance['data_checksum']}`"]
     for name, info in provenance["benchmarks"].items():
-        lines.append(f"- {name}: {info['queries']} queries, {info['tools']} tools, checksum `{info['checksum'][:16]}…`")
+        lines.append(f"- {name}: {info['queries']} queries, {info['tools']} tools, checksum "
+                     f"`{info['checksum'][:16]}…`")
     for spec, conf in provenance["retrievers"].items():
         lines.append(f"- {spec}: `{json.dumps(conf, default=str)}`")
     (folder / f"{stem}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

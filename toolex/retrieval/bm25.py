@@ -1,10 +1,12 @@
 """BM25 with bm25s, following the ToolRet / Tool-DE evaluation protocol (Tool-REX ``example/eval-BM25.py``).
 
-The protocol: tool text is the ``documentation`` field as a string (:attr:`toolex.data.Tool.text`), tokenised by
+The protocol: tool text is the ``documentation`` field as a string (:attr:`toolex.data.Tool.text`), tokenised
+by
 ``bm25s.tokenize`` with English stopwords; BM25 "lucene" with k1 = 1.5, b = 0.75; the query is prefixed by its
-instruction (``f"{instruction} {query}"``) and tokenised with the bm25s defaults (English stopwords too); a query
-whose tokenisation is empty is replaced by ``NONE`` (tokenised without stopwords); k = min(100, pool size). The reference script retrieves one query at a time; here the
-queries of a batch are tokenised and scored together, with the same scores.
+instruction (``f"{instruction} {query}"``) and tokenised with the bm25s defaults (English stopwords too); a
+query whose tokenisation is empty is replaced by ``NONE`` (tokenised without stopwords); k = min(100, pool
+size). The reference script retrieves one query at a time; here the queries of a batch are tokenised and
+scored together, with the same scores.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ class BM25Retriever(Retriever):
     def settings(self) -> dict[str, Any]:
         import bm25s
 
-        return {"name": self.name, "library": f"bm25s {bm25s.__version__}", "method": self.method, "k1": self.k1,
+        return {"name": self.name, "library": f"bm25s {bm25s.__version__}", "method": self.method,
+                "k1": self.k1,
                 "b": self.b, "corpus_stopwords": self.stopwords, "query_stopwords": "english (bm25s default)",
                 "query": "instruction + ' ' + query", "empty_query": EMPTY_QUERY}
 
@@ -55,7 +58,8 @@ class BM25Retriever(Retriever):
         self._model = bm25s.BM25(method=self.method, k1=self.k1, b=self.b)
         self._model.index(corpus_tokens, show_progress=False)
 
-    def tokenize_queries(self, texts: Sequence[str], instructions: Sequence[str] | None = None) -> list[list[str]]:
+    def tokenize_queries(self, texts: Sequence[str],
+                         instructions: Sequence[str] | None = None) -> list[list[str]]:
         """Token lists of the queries as the protocol builds them (empty ones replaced by ``NONE``)."""
         import bm25s
 

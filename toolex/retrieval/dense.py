@@ -19,12 +19,13 @@ from toolex.retrieval.prompts import PromptFormat, prompt_format
 class DenseRetriever(Retriever):
     """Embeds the pool once (through the embedding cache) and ranks it by inner product.
 
-    ``cache``: True for the default cache folder (:func:`toolex.paths.cache_dir` ``/embeddings``), a folder, an
-    :class:`EmbeddingCache`, or False to encode everything every time. ``stats`` counts cache hits, misses and
-    encoded texts (queries and tools together).
+    ``cache``: True for the default cache folder (:func:`toolex.paths.cache_dir` ``/embeddings``), a folder,
+    an :class:`EmbeddingCache`, or False to encode everything every time. ``stats`` counts cache hits, misses
+    and encoded texts (queries and tools together).
     """
 
-    def __init__(self, encoder: Encoder, family: str = "plain", cache: bool | str | Path | EmbeddingCache = True,
+    def __init__(self, encoder: Encoder, family: str = "plain",
+                 cache: bool | str | Path | EmbeddingCache = True,
                  use_gpu: bool | None = None, progress: bool = False, name: str | None = None) -> None:
         super().__init__()
         self.encoder, self.format = encoder, prompt_format(family)
@@ -83,4 +84,5 @@ class DenseRetriever(Retriever):
         vectors = self.embed(self.query_texts(texts, instructions), desc="encode queries")
         scores, rows = self._index.search(vectors, k)
         ids = self.tool_ids
-        return [[(ids[r], float(s)) for r, s in zip(row, score) if r >= 0] for row, score in zip(rows, scores)]
+        return [[(ids[r], float(s)) for r, s in zip(row, score) if r >= 0]
+                for row, score in zip(rows, scores)]

@@ -1,10 +1,11 @@
 """An on-disk embedding cache keyed by model settings and text hash.
 
-Layout: ``<root>/<model slug>-<settings hash>/settings.json`` and ``shard-<hash>.emb`` files. A shard holds the
-SHA-256 digests of its texts and their float32 vectors, behind a header with the payload's own SHA-256. Shards
-are written to a temporary file and renamed into place (atomic), so a reader sees a whole shard or none; a shard
-whose magic, header, length or checksum does not match is deleted and its texts are encoded again. Every call to
-:meth:`EmbeddingCache.put` adds one shard (only new texts); many shards are compacted into one.
+Layout: ``<root>/<model slug>-<settings hash>/settings.json`` and ``shard-<hash>.emb`` files. A shard holds
+the SHA-256 digests of its texts and their float32 vectors, behind a header with the payload's own SHA-256.
+Shards are written to a temporary file and renamed into place (atomic), so a reader sees a whole shard or
+none; a shard whose magic, header, length or checksum does not match is deleted and its texts are encoded
+again. Every call to :meth:`EmbeddingCache.put` adds one shard (only new texts); many shards are compacted
+into one.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ DIGEST = 32
 
 @dataclass
 class CacheStats:
-    """Counters since the cache was opened: texts found, texts missing, texts encoded, corrupt shards dropped."""
+    """Counters since the cache was opened: texts found, texts missing, texts encoded, corrupt shards
+    dropped."""
 
     hits: int = 0
     misses: int = 0
@@ -94,7 +96,8 @@ def read_shard(path: Path) -> tuple[list[bytes], np.ndarray]:
 class EmbeddingCache:
     """Vectors of one encoder configuration, by text."""
 
-    def __init__(self, settings: dict[str, Any], root: str | Path | None = None, compact_after: int = 32) -> None:
+    def __init__(self, settings: dict[str, Any], root: str | Path | None = None,
+                 compact_after: int = 32) -> None:
         if root is None:
             from toolex import paths
 

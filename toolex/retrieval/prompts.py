@@ -6,9 +6,9 @@
 | e5      | ``Instruct: {instruction}\\nquery: {query}``         | ``passage: {doc}``| mean, L2       |
 | plain   | ``Instruct: {instruction}\\nQuery: {query}``         | as is             | the model's    |
 
-Qwen3-Embedding and Tool-Embed use their task default instruction when a query has none; e5 and plain fall back
-to the bare query (``query: {query}`` for e5). Tools are always encoded without instruction. These are the query
-formats of the Tool-DE evaluation code (``tool_de/eval.py``).
+Qwen3-Embedding and Tool-Embed use their task default instruction when a query has none; e5 and plain fall
+back to the bare query (``query: {query}`` for e5). Tools are always encoded without instruction. These are
+the query formats of the Tool-DE evaluation code (``tool_de/eval.py``).
 """
 
 from __future__ import annotations

@@ -51,8 +51,10 @@ def parse_spec(spec: str) -> RetrieverSpec:
 
 def build_retriever(spec: str | RetrieverSpec, family: str | None = None, max_length: int | None = None,
                     batch_size: int = 32, device: str | None = None, cache: bool | str | Path = True,
-                    progress: bool = False, api_key: str | None = None, encoder_kind: str = "auto") -> Retriever:
-    """A ready-to-index retriever for a spec; ``family`` overrides the prompt family detected from the name."""
+                    progress: bool = False, api_key: str | None = None,
+                    encoder_kind: str = "auto") -> Retriever:
+    """A ready-to-index retriever for a spec; ``family`` overrides the prompt family detected from the
+    name."""
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     if parsed.kind == "bm25":
         from toolex.retrieval.bm25 import BM25Retriever

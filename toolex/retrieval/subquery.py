@@ -16,7 +16,8 @@ def subquery_retrieve(retriever: Retriever, subqueries: Mapping[str, Sequence[st
                       top: int | None = None) -> Run:
     """One ranking per query: the RRF fusion of the top-``k`` lists of its sub-queries.
 
-    All sub-queries are searched in one batch; ``instructions`` (by query id) apply to every sub-query of a query;
+    All sub-queries are searched in one batch; ``instructions`` (by query id) apply to every sub-query of a
+    query;
     ``top`` cuts each fused ranking (default: keep every tool that any sub-query retrieved). A query without
     sub-queries gets an empty ranking.
     """

@@ -55,9 +55,11 @@ def _move_in(written: dict[str, Path], folder: Path) -> dict[str, Path]:
 def report_provenance(report: CampaignReport) -> dict[str, Any]:
     meta = report.meta
     return provenance(f"review campaign {Path(str(meta.get('path'))).name}", str(meta.get("run", "")),
-                      {"seed": meta.get("seed"), "allocation": meta.get("allocation"), "plan": meta.get("plan"),
+                      {"seed": meta.get("seed"), "allocation": meta.get("allocation"),
+                       "plan": meta.get("plan"),
                        "run_checksum": meta.get("checksum_kind")},
-                      judge=meta.get("judge"), retrievers=[meta["retriever"]] if meta.get("retriever") else [],
+                      judge=meta.get("judge"),
+                      retrievers=[meta["retriever"]] if meta.get("retriever") else [],
                       annotation_run=meta.get("run_folder"), benchmarks=meta.get("benchmarks"))
 
 
@@ -85,7 +87,8 @@ def export_report(report: CampaignReport, stem: str = "10_review", tables: str |
     return written
 
 
-def export_decisions(campaign: Campaign, folder: str | Path, report: CampaignReport | None = None) -> list[Path]:
+def export_decisions(campaign: Campaign, folder: str | Path,
+                     report: CampaignReport | None = None) -> list[Path]:
     """``decisions.jsonl`` (current), ``history.jsonl`` (every revision), ``final.jsonl`` (per item) and
     ``campaign.json`` (the campaign's metadata) under ``folder``."""
     from toolex.review.report import campaign_report

@@ -78,7 +78,8 @@ def stratum_label(category: str, complexity: int) -> str:
     return f"{category or 'uncategorised'} · {complexity} tool{'s' if complexity != 1 else ''}"
 
 
-_TEXT_KEYS = ("category_name", "tool_name", "api_name", "api_description", "required_params", "optional_params",
+_TEXT_KEYS = ("category_name", "tool_name", "api_name", "api_description", "required_params",
+              "optional_params",
               "return_schema")
 _TEXT_FIELD = re.compile(r"(?:^|,\s*)(" + "|".join(_TEXT_KEYS) + r"):")
 
@@ -107,7 +108,8 @@ def _parameters(spec: Any, required: set[str] | None = None) -> list[dict[str, s
                 continue
             kind = value.get("type") or (value.get("schema") or {}).get("type", "")
             rows.append({"name": str(value.get("name", "")), "type": _short(kind, 40),
-                         "required": "yes" if value.get("required") is True or value.get("name") in required else "",
+                         "required": "yes" if value.get("required") is True or value.get("name") in required
+                         else "",
                          "description": _short(value.get("description", ""))})
     elif spec not in (None, "", "N/A"):
         rows.append({"name": _short(spec, 200), "type": "", "required": "", "description": ""})
@@ -133,7 +135,8 @@ def tool_doc(tool: Tool) -> dict[str, Any]:
                 "other": other}
     if not isinstance(doc, dict):
         return {"name": tool.name, "description": _short(doc, 2000), "parameters": [], "other": {}}
-    description = next((doc[k] for k in ("description", "api_description", "func_description") if doc.get(k)), "")
+    description = next((doc[k] for k in ("description", "api_description", "func_description") if doc.get(k)),
+                       "")
     params = []
     for key in ("parameters", "api_arguments", "required_parameters", "optional_parameters"):
         if key in doc:
@@ -157,7 +160,8 @@ def build_items(folder: str | Path | ArtifactFolder, queries: Mapping[str, Query
     """The run checksum and every accepted, non-reference combination of the run, as review items."""
     folder = folder if isinstance(folder, ArtifactFolder) else ArtifactFolder(folder)
     checksum = run_checksum(folder.folder)
-    decompositions = {d.query_id: d for d in folder.decompositions()} if folder.path(SUBQUERIES).exists() else {}
+    decompositions = {d.query_id: d
+                      for d in folder.decompositions()} if folder.path(SUBQUERIES).exists() else {}
     verified: dict[tuple[str, str], dict[str, str]] = {}  # (query, reference tool) -> candidate -> reason
     if folder.path(VERIFIED).exists():
         for v in folder.verified_sets():
@@ -172,21 +176,25 @@ def build_items(folder: str | Path | ArtifactFolder, queries: Mapping[str, Query
         if query is None:
             raise InputError(path, "query not found in the run's benchmarks", audited.query_id)
         decomposition = decompositions.get(audited.query_id)
-        subqueries = [asdict(s) for s in decomposition.subqueries] if decomposition and decomposition.ok else []
+        subqueries = [asdict(s)
+                      for s in decomposition.subqueries] if decomposition and decomposition.ok else []
         complexity = len(subqueries) or len(audited.reference)
         for combination in accepted:
             missing = [t for t in (*combination.tools, *audited.reference) if t not in tools]
             if missing:
-                raise InputError(path, f"tool {missing[0]} not found in the run's tool pool", audited.query_id)
+                raise InputError(path, f"tool {missing[0]} not found in the run's tool pool",
+                                 audited.query_id)
             substitutions = []
             for index, (ref, tool) in enumerate(zip(audited.reference, combination.tools)):
                 if ref != tool:
                     reason = verified.get((audited.query_id, ref), {}).get(tool, "")
-                    substitutions.append({"index": index, "reference_tool": ref, "tool": tool, "reason": reason})
+                    substitutions.append({"index": index, "reference_tool": ref, "tool": tool,
+                                          "reason": reason})
             payload = {
                 "query": query.text, "instruction": query.instruction, "subqueries": subqueries,
                 "tools": list(combination.tools), "reference": list(audited.reference),
-                "docs": {t: tool_doc(tools[t]) for t in dict.fromkeys((*combination.tools, *audited.reference))},
+                "docs": {t: tool_doc(tools[t])
+                         for t in dict.fromkeys((*combination.tools, *audited.reference))},
                 "rationale": {"audit": combination.verdict.reason, "substitutions": substitutions},
             }
             items.append(ReviewItem(item_id(audited.query_id, combination.tools), checksum, audited.query_id,
@@ -202,7 +210,8 @@ def load_items(folder: str | Path, data_dir: str | Path | None = None) -> tuple[
     art = ArtifactFolder(folder)
     manifest = art.manifest()
     if not manifest.get("benchmarks"):
-        raise InputError(art.path("manifest.json"), "no benchmarks recorded; cannot show the queries and tools")
+        raise InputError(art.path("manifest.json"),
+                         "no benchmarks recorded; cannot show the queries and tools")
     queries: dict[str, Query] = {}
     tools: dict[str, Tool] = {}
     for entry in manifest["benchmarks"]:

@@ -52,7 +52,8 @@ def final_decisions(campaign: Campaign) -> pd.DataFrame:
                                "disagreement": "", "adjudicated": item.item_id in adjudications,
                                "status": "incomplete", "valid": None, "bucket": ""}
         for slot, d in zip("ab", pair):
-            row.update({f"reviewer_{slot}": d["reviewer"], f"valid_{slot}": d["valid"], f"bucket_{slot}": d["bucket"]})
+            row.update({f"reviewer_{slot}": d["reviewer"], f"valid_{slot}": d["valid"],
+                        f"bucket_{slot}": d["bucket"]})
         if len(pair) == REVIEWERS_PER_ITEM:
             a, b = pair
             row["disagreement"] = ("validity" if a["valid"] != b["valid"] else
@@ -104,7 +105,8 @@ def precision_table(final: pd.DataFrame, population: dict[str, int] | None = Non
             rows.append({"category": "weighted", "complexity": "all",
                          "sampled": len(final), "decided": int(final.valid.notna().sum()),
                          "valid": int(final.valid.dropna().astype(bool).sum()), "precision": 100 * estimate,
-                         "ci_low": 100 * max(0.0, estimate - half), "ci_high": 100 * min(1.0, estimate + half)})
+                         "ci_low": 100 * max(0.0, estimate - half),
+                         "ci_high": 100 * min(1.0, estimate + half)})
     return pd.DataFrame(rows)
 
 
@@ -117,7 +119,8 @@ def agreement_table(final: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame([{
         "items with two reviews": stats.items, "raw agreement (%)": 100 * stats.agreement,
         "cohen kappa": stats.kappa, "both valid": stats.both_yes, "both invalid": stats.both_no,
-        "valid only by reviewer a": stats.reference_yes_only, "valid only by reviewer b": stats.other_yes_only,
+        "valid only by reviewer a": stats.reference_yes_only,
+        "valid only by reviewer b": stats.other_yes_only,
         "validity disagreements": int((both.disagreement == "validity").sum()),
         "bucket disagreements": int((both.disagreement == "bucket").sum()),
         "adjudicated": int((both.status == "adjudicated").sum()),
@@ -185,8 +188,10 @@ def reviewer_table(campaign: Campaign, final: pd.DataFrame) -> pd.DataFrame:
             row["agree"] += bool(settled.at[d["item_id"], "valid"]) == d["valid"]
     out = []
     for row in sorted(people.values(), key=lambda r: r["reviewer"]):
-        out.append({"reviewer": row["reviewer"], "reviews": row["reviews"], "adjudications": row["adjudications"],
-                    "judged valid (%)": 100 * row["valid"] / row["reviews"] if row["reviews"] else float("nan"),
+        out.append({"reviewer": row["reviewer"], "reviews": row["reviews"],
+                    "adjudications": row["adjudications"],
+                    "judged valid (%)": 100 * row["valid"] / row["reviews"] if row["reviews"]
+                    else float("nan"),
                     "agrees with final (%)": 100 * row["agree"] / row["settled"] if row["settled"]
                     else float("nan")})
     return pd.DataFrame(out, columns=["reviewer", "reviews", "adjudications", "judged valid (%)",
@@ -204,7 +209,8 @@ class CampaignReport:
     def summary(self) -> dict[str, Any]:
         overall = self.tables["precision"].query("category == 'all' and complexity == 'all'").iloc[0]
         agreement = self.tables["agreement"].iloc[0]
-        return {"campaign": self.meta.get("path"), "run": self.meta.get("run"), "judge": self.meta.get("judge"),
+        return {"campaign": self.meta.get("path"), "run": self.meta.get("run"),
+                "judge": self.meta.get("judge"),
                 "items": len(self.final), "decided": int(overall.decided), "valid": int(overall.valid),
                 "precision": _num(overall.precision), "ci": [_num(overall.ci_low), _num(overall.ci_high)],
                 "cohen_kappa": _num(agreement["cohen kappa"]),

@@ -1,9 +1,9 @@
 """A review campaign: one SQLite file (WAL) holding the sampled items, every decision and its history.
 
 Every decision is written in its own transaction (``BEGIN IMMEDIATE`` … ``COMMIT``), so several reviewers in
-separate processes lose nothing, and a killed server keeps every answered item. A revised decision replaces the
-current one and both stay in ``history``. The campaign records the annotation run it samples (its checksum,
-:func:`toolex.review.items.run_checksum`) and refuses items of another run.
+separate processes lose nothing, and a killed server keeps every answered item. A revised decision replaces
+the current one and both stay in ``history``. The campaign records the annotation run it samples (its
+checksum, :func:`toolex.review.items.run_checksum`) and refuses items of another run.
 
 Roles: ``review`` (two independent reviewers per item: the first two people to answer it) and ``adjudicate``
 (a third person, on items where the two disagree).
@@ -82,7 +82,8 @@ class Campaign:
 
     @classmethod
     def create(cls, path: str | Path, run: str, meta: dict[str, Any] | None = None) -> Campaign:
-        """A new campaign for the annotation run ``run``; an existing file of the same run is opened instead."""
+        """A new campaign for the annotation run ``run``; an existing file of the same run is opened
+        instead."""
         path = Path(path)
         if path.exists():
             campaign = cls(path)
@@ -110,7 +111,8 @@ class Campaign:
 
     # -- metadata and items ---------------------------------------------------------------------------
     def meta(self) -> dict[str, Any]:
-        return {row["key"]: json.loads(row["value"]) for row in self._db.execute("SELECT key, value FROM meta")}
+        return {row["key"]: json.loads(row["value"])
+                for row in self._db.execute("SELECT key, value FROM meta")}
 
     @property
     def run(self) -> str:
@@ -147,7 +149,8 @@ class Campaign:
         return added
 
     def add_judge_verdicts(self, verdicts: Iterable[tuple[str, str, bool]], source: str) -> int:
-        """Another judge's verdicts ``(item_id, judge, valid)`` on campaign items (unknown items are skipped)."""
+        """Another judge's verdicts ``(item_id, judge, valid)`` on campaign items (unknown items are
+        skipped)."""
         known = set(self.item_ids())
         rows = [(i, j, int(bool(v)), source) for i, j, v in verdicts if i in known]
         with _transaction(self._db):
@@ -268,7 +271,8 @@ class Campaign:
     def progress(self) -> dict[str, Any]:
         """Per reviewer: reviews and adjudications made; overall: items, fully reviewed, disagreements."""
         people: dict[str, dict[str, int]] = {}
-        for row in self._db.execute("SELECT reviewer, role, COUNT(*) n FROM decisions GROUP BY reviewer, role"):
+        for row in self._db.execute("SELECT reviewer, role, COUNT(*) n FROM decisions GROUP BY reviewer, "
+                                    "role"):
             people.setdefault(row["reviewer"], {REVIEW: 0, ADJUDICATE: 0})[row["role"]] = row["n"]
         counts = [r[0] for r in self._db.execute(
             "SELECT (SELECT COUNT(*) FROM decisions d WHERE d.item_id=i.item_id AND d.role=?) FROM items i",

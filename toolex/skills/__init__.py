@@ -6,7 +6,8 @@
 * :func:`ensure_skilleq` runs ToolEX on it (same stages, judges and artifacts as for tools);
 * :func:`table3` scores BM25 and MiniLM one-to-one vs SkillEq beside the paper's rows;
 * :func:`tool_vs_skill_lengths` and :func:`figure5` draw the documentation-length figure;
-* :func:`open_skill_report` gives notebook 07 both, with the report layer's provenance and footers bound to them.
+* :func:`open_skill_report` gives notebook 07 both, with the report layer's provenance and footers bound to
+them.
 
 ``toolex skills`` (:mod:`toolex.commands.skills`; alias ``python -m toolex.skills``) runs it from the shell.
 """

@@ -66,7 +66,8 @@ def skills_dir() -> Path:
 
 
 def recorded_skills_dir() -> Path:
-    """LLM-written skill benchmarks kept with the project (``data/skills/<setting>-<generator>/benchmark``)."""
+    """LLM-written skill benchmarks kept with the project
+    (``data/skills/<setting>-<generator>/benchmark``)."""
     from toolex.paths import recorded_dir
 
     return recorded_dir() / "skills"
@@ -191,7 +192,8 @@ def record_benchmark(benchmark: Benchmark) -> Path:
         for name in (QUERIES, POOL):
             shutil.copyfile(source / name, target / name)
         manifest = read_manifest(source)  # written last: it marks a complete folder
-        manifest["corpus"]["path"] = portable(manifest["corpus"]["path"])  # no machine path in a committed file
+        # no machine path in a committed file
+        manifest["corpus"]["path"] = portable(manifest["corpus"]["path"])
         write_json(target / MANIFEST, manifest)
     return target
 
@@ -212,17 +214,20 @@ def skilleq_key(benchmark: Benchmark) -> str:
 
 def ensure_skilleq(benchmark: Benchmark, judge: str = "offline", config: AnnotateConfig | None = None,
                    progress: bool = True) -> Path:
-    """SkillEq: ToolEX (same stages, judges and artifacts as for tools) on a skill benchmark; returns its folder.
+    """SkillEq: ToolEX (same stages, judges and artifacts as for tools) on a skill benchmark; returns its
+    folder.
 
     The folder is the report layer's cached annotation folder
-    (:func:`toolex.report.artifacts.ensure_toolex`, ``annotations/skilleq-<setting>-<generator>-<judge>-<key>``):
-    reused when complete, else computed with the judge :func:`toolex.annotate.judges.build_judge` makes, its key
-    from :func:`skilleq_key`, the judge's own settings and ``config`` (default :class:`AnnotateConfig`).
+    (:func:`toolex.report.artifacts.ensure_toolex`,
+    ``annotations/skilleq-<setting>-<generator>-<judge>-<key>``): reused when complete, else computed with the
+    judge :func:`toolex.annotate.judges.build_judge` makes, its key from :func:`skilleq_key`, the judge's own
+    settings and ``config`` (default :class:`AnnotateConfig`).
     """
     from toolex.annotate.pipeline import AnnotateConfig
     from toolex.report.artifacts import ensure_toolex
 
     config = config or AnnotateConfig()
     label = f"skilleq-{benchmark_folder(benchmark).name}-{slug(judge)}"
-    folder = ensure_toolex(label, skilleq_key(benchmark), [benchmark], benchmark.queries, config, judge, progress)
+    folder = ensure_toolex(label, skilleq_key(benchmark), [benchmark], benchmark.queries, config, judge,
+                           progress)
     return folder.folder

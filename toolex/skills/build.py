@@ -1,8 +1,9 @@
 """Building a SkillRet-style one-to-one benchmark: seeds, written queries, filters.
 
 Rounds of seeds are drawn (:class:`~toolex.skills.seeds.SeedSampler`) and written into queries by a
-generator (:class:`~toolex.skills.template.TemplateGenerator` or :class:`~toolex.skills.llm_writer.LLMGenerator`)
-until ``n_queries`` are kept. A query is rejected when the generator failed, when it is shorter than
+generator (:class:`~toolex.skills.template.TemplateGenerator` or
+:class:`~toolex.skills.llm_writer.LLMGenerator`) until ``n_queries`` are kept. A query is rejected when the
+generator failed, when it is shorter than
 ``min_words`` words, when it names one of its seed skills (any case, any of ``-``, ``_``, space or nothing
 between the name's words: :func:`~toolex.skills.text.leaked_names`), or when it duplicates a kept query
 (lowercase words and digits). The seed skills of a kept query are its C*.
@@ -30,7 +31,8 @@ class Generator(Protocol):
 
     def describe(self) -> dict[str, Any]: ...
 
-    def generate(self, seeds: list[Seed], pool: Mapping[str, Tool]) -> list[tuple[str | None, str | None]]: ...
+    def generate(self, seeds: list[Seed],
+                 pool: Mapping[str, Tool]) -> list[tuple[str | None, str | None]]: ...
 
 
 @dataclass(frozen=True)
@@ -141,5 +143,6 @@ def _examine(report: BuildReport, seed: Seed, text: str | None, error: str | Non
         return
     assert text is not None
     seen.add(normalise(text))
-    report.queries.append(SkillQuery(f"{id_prefix}-{len(report.queries):05d}", text, seed.skills, seed.strategy,
+    report.queries.append(SkillQuery(f"{id_prefix}-{len(report.queries):05d}", text, seed.skills,
+                                     seed.strategy,
                                      generator))

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 TOKENIZERS = {
-    "minilm": "WordPiece tokens of the all-MiniLM-L6-v2 tokenizer (bert-base-uncased vocabulary, untruncated)",
+    "minilm": "WordPiece tokens of the all-MiniLM-L6-v2 tokenizer (bert-base-uncased vocabulary, "
+              "untruncated)",
     "regex": r"regex tokens (\w+|[^\w\s]): words and punctuation marks",
 }
 _REGEX = re.compile(r"\w+|[^\w\s]")
@@ -97,7 +98,8 @@ def figure5(table: pd.DataFrame, tokenizer: str, data_note: str, out_dir: str | 
     return {"figure": fig, "paths": save_figure(fig, stem, length_footer(data_note, tokenizer), out_dir)}
 
 
-def tool_vs_skill_lengths(skills: Mapping[str, Any], tokenizer: str = "minilm", tools: Mapping[str, Any] | None = None,
+def tool_vs_skill_lengths(skills: Mapping[str, Any], tokenizer: str = "minilm",
+                          tools: Mapping[str, Any] | None = None,
                           limit: int | None = None, seed: int = 0) -> tuple[pd.DataFrame, str]:
     """Length table of ToolRet snapshot tools (``tools``, default: ``load_benchmark("toolret")``) and skills.
 

@@ -1,9 +1,9 @@
 """The LLM query writer: one realistic user request per seed, from any OpenAI-compatible endpoint.
 
 The prompt (:data:`SYSTEM_PROMPT`, :func:`seed_messages`) shows the description of each seed skill, with
-every variant of the skill's name removed, and asks for one JSON object ``{"query": ...}``. Names are not shown
-because a small model copies what it sees: with names in the prompt (version 1) the local 1.5B model named a
-seed skill in about a third of its queries, which the leak filter then threw away. Answers go through
+every variant of the skill's name removed, and asks for one JSON object ``{"query": ...}``. Names are not
+shown because a small model copies what it sees: with names in the prompt (version 1) the local 1.5B model
+named a seed skill in about a third of its queries, which the leak filter then threw away. Answers go through
 :class:`toolex.llm.LLMClient` (schema validation, retries, on-disk cache), so a rebuild replays the cache.
 Queries carry the generator label ``llm:<model>``.
 """
@@ -29,7 +29,8 @@ SCHEMA: dict[str, Any] = {
 SYSTEM_PROMPT = (
     "You write realistic requests for a benchmark of skill retrieval. A skill is a packaged set of "
     "instructions and scripts that helps an AI assistant complete one kind of task. Given the descriptions "
-    "of one to three skills, write ONE request that a real user would type and that needs every one of them.\n"
+    "of one to three skills, write ONE request that a real user would type and that needs every one of "
+    "them.\n"
     "Rules:\n"
     "- Write in English, in the first person, one to three sentences, with concrete details (file names, "
     "data, goals).\n"
@@ -58,7 +59,8 @@ def seed_messages(tools: Sequence[Tool], max_chars: int = 400) -> list[dict[str,
 class LLMGenerator:
     """Writes queries with an LLM endpoint (``settings``: a :class:`toolex.llm.LLMSettings`)."""
 
-    def __init__(self, settings: Any = None, client: Any = None, max_chars: int = 400, progress: bool = True) -> None:
+    def __init__(self, settings: Any = None, client: Any = None, max_chars: int = 400,
+                 progress: bool = True) -> None:
         from toolex.llm import LLMClient, LLMSettings
 
         self.client = client or LLMClient(settings or LLMSettings.from_env())
@@ -75,7 +77,8 @@ class LLMGenerator:
                 "llm": {k: v for k, v in s.public_dict().items() if k in (
                     "base_url", "model", "temperature", "max_tokens", "seed", "response_format")}}
 
-    def generate(self, seeds: Sequence[Seed], pool: Mapping[str, Tool]) -> list[tuple[str | None, str | None]]:
+    def generate(self, seeds: Sequence[Seed],
+                 pool: Mapping[str, Tool]) -> list[tuple[str | None, str | None]]:
         """``(query, None)`` per seed, or ``(None, error)`` when the endpoint gave no valid answer."""
         from toolex.llm import LLMRequest
 

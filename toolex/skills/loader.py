@@ -5,7 +5,8 @@ markdown ``body`` (one text), whose ``platform`` is the source repository and wh
 
 Two layouts are read:
 
-* JSON lines (``.jsonl`` / ``.jsonl.gz`` / ``.json`` list) of ``{id, name, description, body}`` (``sha256`` and
+* JSON lines (``.jsonl`` / ``.jsonl.gz`` / ``.json`` list) of ``{id, name, description, body}`` (``sha256``
+and
   other fields are kept out of the documentation), as in ``skills/agent_skills.jsonl.gz`` of the data folder
   and the SkillRet hub export;
 * a folder holding ``**/SKILL.md`` files with a YAML frontmatter (``name``, ``description``) followed by the
@@ -44,8 +45,10 @@ def skill_documentation(name: str, description: str, body: str) -> str:
     return "\n".join(parts)
 
 
-def skill_tool(record: Mapping[str, Any], path: str | Path | None = None, index: int | str | None = None) -> Tool:
-    """One skill record ``{id, name, description, body}`` as a Tool; a bad record raises :class:`InputError`."""
+def skill_tool(record: Mapping[str, Any], path: str | Path | None = None,
+               index: int | str | None = None) -> Tool:
+    """One skill record ``{id, name, description, body}`` as a Tool; a bad record raises
+    :class:`InputError`."""
     if not isinstance(record, Mapping):
         raise InputError(path, f"expected an object, found {type(record).__name__}", record=index)
     where = index
@@ -75,7 +78,8 @@ def skill_tool(record: Mapping[str, Any], path: str | Path | None = None, index:
 
 
 def parse_frontmatter(text: str, path: str | Path | None = None) -> tuple[dict[str, Any], str]:
-    """``(frontmatter fields, body)`` of a ``SKILL.md`` text; raises :class:`InputError` without frontmatter."""
+    """``(frontmatter fields, body)`` of a ``SKILL.md`` text; raises :class:`InputError` without
+    frontmatter."""
     match = _FRONTMATTER.match(text)
     if not match:
         raise InputError(path, "no YAML frontmatter (a '---' block with name and description) at the top")
@@ -99,7 +103,8 @@ def read_skill_md(path: str | Path, root: str | Path | None = None) -> dict[str,
         raise InputError(path, f"not UTF-8 text ({exc.reason})") from None
     fields, body = parse_frontmatter(text, path)
     skill_id = path.relative_to(root).as_posix() if root is not None else path.as_posix()
-    return {"id": skill_id, "name": _text(fields.get("name")), "description": _text(fields.get("description")),
+    return {"id": skill_id, "name": _text(fields.get("name")),
+            "description": _text(fields.get("description")),
             "body": body}
 
 
@@ -130,7 +135,8 @@ def _records(path: Path) -> Iterable[tuple[int | str, dict[str, Any], Path]]:
 
 
 def load_skills(path: str | Path | None = None, limit: int | None = None) -> dict[str, Tool]:
-    """The skills of a file or folder, keyed by id (default: ``skills/agent_skills.jsonl.gz`` of the data folder).
+    """The skills of a file or folder, keyed by id (default: ``skills/agent_skills.jsonl.gz`` of the data
+    folder).
 
     Ids must be unique; a duplicate id or a bad record raises :class:`InputError` naming the file and record.
     ``limit`` keeps the first ``limit`` skills (for quick looks; sampling lives in :mod:`toolex.skills.pool`).

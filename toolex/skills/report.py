@@ -49,9 +49,10 @@ class SkillReport:
         return combine_checksums([self.benchmark.checksum, self.corpus_checksum])
 
     def describe(self) -> str:
-        """``skillret-style (16 queries over 300 skills, queries: offline-template, data sha256 abcd1234)``."""
-        return (f"{self.benchmark.name} ({len(self.benchmark)} queries over {len(self.benchmark.tools):,} skills, "
-                f"queries: {self.generator}, data sha256 {self.data_checksum[:8]})")
+        """``skillret-style (16 queries over 300 skills, queries: offline-template, data sha256
+        abcd1234)``."""
+        return (f"{self.benchmark.name} ({len(self.benchmark)} queries over {len(self.benchmark.tools):,} "
+                f"skills, queries: {self.generator}, data sha256 {self.data_checksum[:8]})")
 
     def footer(self, retrievers: Sequence[str] = (), note: str = "") -> str:
         """Figure footer: the skill benchmark, retriever(s), judge, toolex version."""

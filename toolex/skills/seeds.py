@@ -28,7 +28,8 @@ _STOP = frozenset([
 
 @dataclass(frozen=True)
 class Seed:
-    """A seed skill set: ``skills`` become C* of the query written for it; ``strategy`` says how it was picked."""
+    """A seed skill set: ``skills`` become C* of the query written for it; ``strategy`` says how it was
+    picked."""
 
     skills: tuple[str, ...]
     strategy: str  # "single", "same-repository" or "similar"
@@ -45,7 +46,8 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 class SeedSampler:
     """Draws seed sets from a skill pool (see the module docstring)."""
 
-    def __init__(self, pool: Mapping[str, Tool], sizes: Sequence[float] = DEFAULT_SIZES, candidates: int = 60) -> None:
+    def __init__(self, pool: Mapping[str, Tool], sizes: Sequence[float] = DEFAULT_SIZES,
+                 candidates: int = 60) -> None:
         if not pool:
             raise ValueError("cannot draw seeds from an empty skill pool")
         self.pool = pool

@@ -1,10 +1,12 @@
-"""The offline query writer: a first-person request built deterministically from the seed skills' descriptions.
+"""The offline query writer: a first-person request built deterministically from the seed skills'
+descriptions.
 
 Used when no LLM is configured, so the skill benchmark can always be built; its queries carry the generator
 label ``offline-template``. For each skill of the seed, the first sentence of its description (at most
 ``max_words`` words) is rewritten into a request, after removing every variant of the skill names:
 
-* ``Use (this skill) when/whenever the user wants to X`` -> ``I want to X``; ``Use when X`` -> ``I need help X``;
+* ``Use (this skill) when/whenever the user wants to X`` -> ``I want to X``; ``Use when X`` -> ``I need help
+X``;
   ``Use for X`` -> ``I need help with X``; ``Use to X`` -> ``I want to X``;
 * a leading third-person verb (``Creates X``) -> ``Can you help me create X``;
 * a leading imperative verb (``Create X``) -> ``Please create X``;
@@ -32,8 +34,10 @@ _USE = re.compile(
     r"(?P<how>when|whenever|if|for|to|while|during|before|after|on|in)\s+(?P<rest>.+)$", re.IGNORECASE)
 _SUBJECT = re.compile(
     r"^(?:the\s+|a\s+)?(?:user|users|you|someone|claude|the\s+model)\s+(?:explicitly\s+)?"
-    r"(?:wants?|needs?|asks?|requests?|would\s+like|is\s+asked|mentions?)\s+(?:to\s+|for\s+|about\s+)?", re.IGNORECASE)
-_LEAD = re.compile(r"^(?:this\s+skill\s+|a\s+skill\s+(?:that|to|for)\s+|skill\s+(?:for|to)\s+)", re.IGNORECASE)
+    r"(?:wants?|needs?|asks?|requests?|would\s+like|is\s+asked|mentions?)\s+(?:to\s+|for\s+|about\s+)?",
+    re.IGNORECASE)
+_LEAD = re.compile(r"^(?:this\s+skill\s+|a\s+skill\s+(?:that|to|for)\s+|skill\s+(?:for|to)\s+)",
+                   re.IGNORECASE)
 IMPERATIVES = frozenset(
     [
         "add", "analyze", "analyse", "audit", "automate", "build", "check", "clean", "compare", "configure",
@@ -73,7 +77,8 @@ def base_verb(word: str) -> str:
 
 
 def _lower_first(text: str) -> str:
-    return text if text[:2] in ("I ", "I'") or text[:1].isupper() and text[1:2].isupper() else text[:1].lower() + text[1:]
+    return text if text[:2] in ("I ",
+                                "I'") or text[:1].isupper() and text[1:2].isupper() else text[:1].lower() + text[1:]
 
 
 def request_from(description: str, names: Sequence[str], max_words: int = 40) -> str:
@@ -112,9 +117,12 @@ def _rewrite(text: str) -> str:
     if head.lower() in IMPERATIVES:
         return f"Please {head.lower()} {tail}".strip()
     base = base_verb(head)
-    if head[:1].isupper() and head.lower().endswith("s") and base in IMPERATIVES | {"provide", "enable", "offer",
-                                                                                     "handle", "assist", "support",
-                                                                                     "perform", "give", "teach"}:
+    if head[:1].isupper() and head.lower().endswith("s") and base in IMPERATIVES | {"provide", "enable",
+                                                                                    "offer",
+                                                                                     "handle", "assist",
+                                                                                     "support",
+                                                                                     "perform", "give",
+                                                                                     "teach"}:
         return f"Can you help me {base} {tail}".strip()
     return f"I need help with this: {_lower_first(text)}"
 
@@ -146,7 +154,8 @@ class TemplateGenerator:
                 "method": "first description sentence rewritten into a request; "
                 "skill names stripped (see toolex.skills.template)", "max_words": self.max_words}
 
-    def generate(self, seeds: Sequence[Seed], pool: Mapping[str, Tool]) -> list[tuple[str | None, str | None]]:
+    def generate(self, seeds: Sequence[Seed],
+                 pool: Mapping[str, Tool]) -> list[tuple[str | None, str | None]]:
         """``(query, None)`` per seed, or ``(None, reason)`` when nothing usable is left."""
         out: list[tuple[str | None, str | None]] = []
         for seed in seeds:

@@ -15,5 +15,6 @@ from toolex.validate.gold import GoldRecord, gold_annotations, read_gold, write_
 from toolex.validate.pairing import Paired, pair
 from toolex.validate.result import ValidationResult, jsonable
 
-__all__ = ["GoldRecord", "Paired", "Share", "ValidationResult", "gold_annotations", "jsonable", "load_run", "pair",
+__all__ = ["GoldRecord", "Paired", "Share", "ValidationResult", "gold_annotations", "jsonable", "load_run",
+           "pair",
            "read_gold", "recovered_share", "validate", "write_gold"]

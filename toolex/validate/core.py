@@ -65,5 +65,6 @@ def validate(
     per_query, missing = score_runs(paired, arrays, k)
     credit = credit_table(per_query, missing, bootstrap, seed, level)
     settings = {"bootstrap": bootstrap, "seed": seed, "level": level, "runs": list(arrays)}
-    return ValidationResult(k, expansion, expansion_summary(expansion), per_query, credit, len(paired.missing),
+    return ValidationResult(k, expansion, expansion_summary(expansion), per_query, credit,
+                            len(paired.missing),
                             paired.ignored, settings)

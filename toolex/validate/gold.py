@@ -5,8 +5,8 @@
 ``acceptable`` lists every combination people accept for the query, C* among them. C* is the optional
 ``reference`` field when given (it must be among ``acceptable``); else it is the C* of the annotations being
 validated when that is among ``acceptable``, and the first acceptable combination otherwise. An
-optional ``category`` is kept; other fields are kept as ``extra``. Combinations are sets: a repeated tool inside
-one is dropped, and a combination equal (as a set) to an earlier one is dropped.
+optional ``category`` is kept; other fields are kept as ``extra``. Combinations are sets: a repeated tool
+inside one is dropped, and a combination equal (as a set) to an earlier one is dropped.
 """
 
 from __future__ import annotations
@@ -50,12 +50,15 @@ class GoldRecord:
         record.update(self.extra)
         return record
 
-    def to_annotation(self, reference: tuple[str, ...] | None = None, category: str | None = None) -> Annotation:
+    def to_annotation(self, reference: tuple[str, ...] | None = None,
+                      category: str | None = None) -> Annotation:
         """The gold combinations as ToolEq ground truth (``reference`` overrides C*'s tool order only)."""
         ref = self.reference if reference is None else reference
         if frozenset(ref) != frozenset(self.reference):
-            raise ValueError(f"{self.query_id}: reference {list(ref)} is not the gold C* {list(self.reference)}")
-        return Annotation(self.query_id, self.category if category is None else category, ref, self.acceptable)
+            raise ValueError(f"{self.query_id}: reference {list(ref)} is not the gold C* "
+                             f"{list(self.reference)}")
+        return Annotation(self.query_id, self.category if category is None else category, ref,
+                          self.acceptable)
 
 
 def _is_id(value: Any) -> bool:
@@ -99,7 +102,8 @@ def parse_gold(record: dict[str, Any], path: Path, lineno: int) -> GoldRecord:
     else:
         ref = _tool_list(record["reference"])
         if ref is None:
-            raise InputError(path, "'reference' must be a non-empty list of tool ids (strings without white space)",
+            raise InputError(path,
+                             "'reference' must be a non-empty list of tool ids (strings without white space)",
                              record=where)
         if frozenset(ref) not in seen:
             raise InputError(path, "the reference combination C* is not among 'acceptable'", record=where)

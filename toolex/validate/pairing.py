@@ -56,7 +56,8 @@ def pair(
         if ann is None:
             missing.append(record.query_id)
             aligned_gold.append(record)
-            aligned_ours.append(Annotation(record.query_id, record.category, record.reference, (record.reference,)))
+            aligned_ours.append(Annotation(record.query_id, record.category, record.reference,
+                                           (record.reference,)))
             continue
         ref = frozenset(ann.reference)
         if ref != frozenset(record.reference):

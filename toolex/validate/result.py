@@ -49,10 +49,12 @@ class ValidationResult:
         return list(dict.fromkeys(self.credit["retriever"])) if len(self.credit) else []
 
     def summary(self) -> dict[str, Any]:
-        """A JSON-able dict (NaN as None): counts, expansion quality and, per retriever and metric, the credit."""
+        """A JSON-able dict (NaN as None): counts, expansion quality and, per retriever and metric, the
+        credit."""
         runs: dict[str, dict[str, Any]] = {}
         for row in self.credit.to_dict(orient="records"):
-            block = {key: row[key] for key in row if key not in ("retriever", "metric", "note", "recovered_low",
+            block = {key: row[key] for key in row
+                     if key not in ("retriever", "metric", "note", "recovered_low",
                                                                   "recovered_high")}
             block["recovered_interval"] = [row["recovered_low"], row["recovered_high"]]
             if row["note"]:
@@ -74,10 +76,12 @@ class ValidationResult:
         return self.credit.copy()
 
     def expansion_table(self) -> pd.DataFrame:
-        """Expansion quality as rows: level (combination, tool), recall, precision and the counts behind them."""
+        """Expansion quality as rows: level (combination, tool), recall, precision and the counts behind
+        them."""
         s = self.expansion_summary
         rows = [
-            {"level": "combination", "recall": s["combination"]["recall"], "precision": s["combination"]["precision"],
+            {"level": "combination", "recall": s["combination"]["recall"],
+             "precision": s["combination"]["precision"],
              "gold": s["combination"]["gold_alternatives"], "added": s["combination"]["added"],
              "matched": s["combination"]["matched"]},
             {"level": "tool", "recall": s["tool"]["recall"], "precision": s["tool"]["precision"],
@@ -86,12 +90,13 @@ class ValidationResult:
         ]
         return pd.DataFrame(rows)
 
-    def examples(self, kind: str, n: int = 5, retriever: str | None = None, metric: str = "ndcg") -> pd.DataFrame:
+    def examples(self, kind: str, n: int = 5, retriever: str | None = None,
+                 metric: str = "ndcg") -> pd.DataFrame:
         """The ``n`` queries most over- or under-credited, with the combinations at fault.
 
         ``over``: our added combinations that gold does not list (``combinations``); ``under``: the gold
-        alternatives we missed. With runs, queries are ranked by over- / under-credit of ``retriever`` (default
-        the first) at ``metric``; without runs, by the number of such combinations.
+        alternatives we missed. With runs, queries are ranked by over- / under-credit of ``retriever``
+        (default the first) at ``metric``; without runs, by the number of such combinations.
         """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")

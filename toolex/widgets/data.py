@@ -59,7 +59,8 @@ class InspectorData:
                    {d.query_id: d for d in decompositions}, by_query, {a.query_id: a for a in audited}, label)
 
     @classmethod
-    def from_report(cls, workspace: Workspace, annotated: Annotated, runs: Mapping[str, Run]) -> InspectorData:
+    def from_report(cls, workspace: Workspace, annotated: Annotated,
+                    runs: Mapping[str, Run]) -> InspectorData:
         """From :class:`toolex.report.artifacts.Workspace` and :class:`~toolex.report.artifacts.Annotated`."""
         label = (f"Data: {workspace.describe()} · Judge: {annotated.judge_name} · "
                  f"Retrievers: {', '.join(runs)}")

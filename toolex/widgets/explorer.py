@@ -34,7 +34,8 @@ def category_summary(data: InspectorData, retrievers: Sequence[str], metric: str
     """Per retriever: mean one-to-one, ToolEq and Δ (percent) over the category's queries."""
     table = long.means(scores(data, retrievers, metric, k, category), by=["system"], categories=False,
                        pooled=category, scale=100.0)
-    return table.rename(columns={"system": "retriever"})[["retriever", "queries", ONE_TO_ONE, TOOLEQ, "delta"]]
+    return table.rename(columns={"system": "retriever"})[["retriever", "queries", ONE_TO_ONE, TOOLEQ,
+                                                          "delta"]]
 
 
 def query_points(data: InspectorData, retrievers: Sequence[str], metric: str, k: int,
@@ -43,7 +44,8 @@ def query_points(data: InspectorData, retrievers: Sequence[str], metric: str, k:
     pairs = long.paired(scores(data, retrievers, metric, k, category))
     points = pairs.rename(columns={"system": "retriever"})[["retriever", "query_id", ONE_TO_ONE, TOOLEQ]]
     points = points.assign(gap=points[TOOLEQ] - points[ONE_TO_ONE])
-    return points.sort_values(["gap", "query_id"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    return points.sort_values(["gap", "query_id"], ascending=[False, True],
+                              kind="stable").reset_index(drop=True)
 
 
 class DeltaExplorer:
@@ -68,7 +70,8 @@ class DeltaExplorer:
         controls = widgets.HBox([self.retrievers, widgets.VBox([self.metric, self.k, self.category])])
         self.widget = widgets.VBox([widgets.HTML(f"<small>{data.label}</small>"), controls, self.table,
                                     widgets.HBox([self.bars, self.scatter]),
-                                    widgets.HTML("<b>Queries by ToolEq − one-to-one gap</b> (select one to inspect it)"),
+                                    widgets.HTML("<b>Queries by ToolEq − one-to-one gap</b> (select one to "
+                                                 "inspect it)"),
                                     self.queries])
         for control in (self.retrievers, self.metric, self.k, self.category):
             control.observe(self._changed, names="value")

@@ -1,4 +1,5 @@
-"""The query inspector: one query, its sub-queries, verdicts, audited combinations and a retriever's ranking."""
+"""The query inspector: one query, its sub-queries, verdicts, audited combinations and a retriever's
+ranking."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ class QueryInspector:
                  query_id: str | None = None) -> None:
         self.data = data
         ids = data.query_ids()
-        self.query = widgets.Dropdown(options=ids, value=query_id or (ids[0] if ids else None), description="query")
+        self.query = widgets.Dropdown(options=ids, value=query_id or (ids[0] if ids else None),
+                                      description="query")
         self.query.add_class("toolex-query-select")
         self.retriever = widgets.Dropdown(options=list(data.runs), value=retriever or next(iter(data.runs)),
                                           description="retriever")

@@ -1,11 +1,11 @@
 """The review app of a human-validation campaign (ipywidgets; ``toolex review serve`` serves it with Voila).
 
 A reviewer types a name, gets the next item that still needs a review and decides: valid, or invalid with a
-failure bucket, plus a note. Keyboard: the quick-entry box takes ``v`` (valid) or ``i1`` … ``i5`` (invalid with
-that bucket), optionally followed by a note, then Enter. The adjudication view lists only the disagreements
-the current person did not review, with both reviews (decisions, buckets, notes). Model scores and, while
-reviewing, the other reviewer's decision are never shown. Every decision is one transaction in the campaign
-file (:class:`toolex.review.store.Campaign`).
+failure bucket, plus a note. Keyboard: the quick-entry box takes ``v`` (valid) or ``i1`` … ``i5`` (invalid
+with that bucket), optionally followed by a note, then Enter. The adjudication view lists only the
+disagreements the current person did not review, with both reviews (decisions, buckets, notes). Model scores
+and, while reviewing, the other reviewer's decision are never shown. Every decision is one transaction in the
+campaign file (:class:`toolex.review.store.Campaign`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def _tool_html(tool_id: str, doc: dict[str, Any]) -> str:
     table = ("<table class='toolex-review-params' style='font-size:12px;border-collapse:collapse'>"
              "<tr><th align=left>parameter</th><th align=left>type</th><th align=left>required</th>"
              f"<th align=left>description</th></tr>{rows}</table>") if params else "<p><i>no parameters</i></p>"
-    other = "".join(f"<li><b>{escape(k)}</b>: {escape(str(v))}</li>" for k, v in (doc.get("other") or {}).items())
+    other = "".join(f"<li><b>{escape(k)}</b>: {escape(str(v))}</li>"
+                    for k, v in (doc.get("other") or {}).items())
     return (f"<div class='toolex-review-tool' style='border:1px solid #ddd;padding:4px 8px;margin:4px 0'>"
             f"<b>{escape(doc.get('name') or tool_id)}</b> <small><code>{escape(tool_id)}</code></small>"
             f"<p>{escape(doc.get('description') or '—')}</p>{table}"
@@ -54,7 +55,8 @@ def _tool_html(tool_id: str, doc: dict[str, Any]) -> str:
 
 
 def item_html(item: ReviewItem) -> str:
-    """What a reviewer sees: query, instruction, sub-queries, candidate and C* with documentation, rationale."""
+    """What a reviewer sees: query, instruction, sub-queries, candidate and C* with documentation,
+    rationale."""
     p = item.payload
     subs = "".join(f"<li>{escape(s['text'])} <small>(functionality: {escape(s['functionality'])}; entity: "
                    f"{escape(s['entity'])}; C* tool <code>{escape(s['reference_tool'])}</code>)</small></li>"
@@ -90,10 +92,12 @@ def reviews_html(reviews: list[dict[str, Any]]) -> str:
 
 def progress_html(progress: dict[str, Any]) -> str:
     """Per reviewer: reviews and adjudications; overall: items complete, disagreements, adjudicated."""
-    rows = "".join(f"<tr><td>{escape(name)}</td><td>{c[REVIEW]} / {progress['items']}</td><td>{c[ADJUDICATE]}</td>"
+    rows = "".join(f"<tr><td>{escape(name)}</td><td>{c[REVIEW]} / "
+                   f"{progress['items']}</td><td>{c[ADJUDICATE]}</td>"
                    "</tr>" for name, c in sorted(progress["reviewers"].items()))
-    return (f"<div class='toolex-review-progress'><p>{progress['complete']} of {progress['items']} items have "
-            f"two reviews · {progress['disagreements']} disagreements, {progress['adjudicated']} adjudicated</p>"
+    return (f"<div class='toolex-review-progress'><p>{progress['complete']} of {progress['items']} items "
+            f"have two reviews · {progress['disagreements']} disagreements, {progress['adjudicated']} "
+            "adjudicated</p>"
             "<table style='font-size:12px'><tr><th align=left>reviewer</th><th align=left>reviewed</th>"
             f"<th align=left>adjudicated</th></tr>{rows}</table></div>")
 
@@ -108,7 +112,8 @@ class ReviewApp:
         self.name = widgets.Text(value=reviewer, description="reviewer", placeholder="your name, then Enter",
                                  continuous_update=False)
         self.name.add_class("toolex-review-name")
-        self.mode = widgets.ToggleButtons(options=[("review", REVIEW), ("adjudicate", ADJUDICATE)], value=REVIEW)
+        self.mode = widgets.ToggleButtons(options=[("review", REVIEW), ("adjudicate", ADJUDICATE)],
+                                          value=REVIEW)
         self.mode.add_class("toolex-review-mode")
         self.progress = widgets.HTML()
         self.status = widgets.HTML()
@@ -173,7 +178,8 @@ class ReviewApp:
                      if self.reviewer not in {r["reviewer"] for r in d["reviews"]}]
             options = [(f"{'✓' if d['adjudication'] else '•'} {d['item_id']} ({d['kind']})", d["item_id"])
                        for d in open_]
-            wanted = next((d["item_id"] for d in open_ if not d["adjudication"]), options[0][1] if options else None)
+            wanted = next((d["item_id"] for d in open_ if not d["adjudication"]),
+                          options[0][1] if options else None)
             self.disputes.unobserve(self._dispute_picked, names="value")
             self.disputes.options = options
             self.disputes.value = wanted
@@ -216,7 +222,8 @@ class ReviewApp:
             self.status.value = "<p>Choose valid or invalid first.</p>"
             return False
         try:
-            revision = self.campaign.decide(self.current, self.reviewer, bool(valid), bucket, note, self.mode.value)
+            revision = self.campaign.decide(self.current, self.reviewer, bool(valid), bucket, note,
+                                            self.mode.value)
         except CampaignError as exc:
             self.refresh(f"Not saved: {exc}")
             return False

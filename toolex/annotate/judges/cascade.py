@@ -51,7 +51,8 @@ class CascadeJudge(Judge):
         offline = {k: v for k, v in self.offline.describe().items() if k != "calibrated_on"}
         if stage != "verify":
             return {"kind": self.kind, "offline": offline}
-        llm = self.llm.stage_settings("verify") if self.llm is not None and hasattr(self.llm, "stage_settings") \
+        llm = self.llm.stage_settings("verify") if self.llm is not None and hasattr(self.llm,
+                                                                                    "stage_settings") \
             else (self.llm.describe() if self.llm is not None else None)
         return {"kind": self.kind, "offline": offline, "llm": llm, "budget": self.budget,
                 "within_band": self.within_band}

@@ -1,5 +1,6 @@
-"""Build a judge by name: ``offline`` (the embedded default: the calibrated all-mpnet-base-v2 score), ``local``
-(the local LLM server), ``api`` (TOOLEX_LLM_*) or ``cascade`` (offline, asking an LLM where it is unsure)."""
+"""Build a judge by name: ``offline`` (the embedded default: the calibrated all-mpnet-base-v2 score),
+``local`` (the local LLM server), ``api`` (TOOLEX_LLM_*) or ``cascade`` (offline, asking an LLM where it is
+unsure)."""
 
 from __future__ import annotations
 
@@ -41,8 +42,9 @@ def llm_judge(kind: str, mode: str = "per-candidate", progress: bool = True):
 
 def cascade_judge(embedder: Any = None, mode: str = "per-candidate", progress: bool = True,
                   budget: int | None = None, llm_kind: str | None = None):
-    """The cascade; its LLM (``llm_kind`` or TOOLEX_CASCADE_LLM, default ``local``) is health-checked here, and
-    an unreachable or unconfigured one leaves the embedding judge alone (said on stderr and in the manifest)."""
+    """The cascade; its LLM (``llm_kind`` or TOOLEX_CASCADE_LLM, default ``local``) is health-checked here,
+    and an unreachable or unconfigured one leaves the embedding judge alone (said on stderr and in the
+    manifest)."""
     import os
 
     from toolex.annotate.judges.cascade import CascadeJudge

@@ -9,7 +9,8 @@ sentence encoder; :data:`FEATURES` names them in the order of the judge's weight
 * ``name_overlap``: Jaccard overlap of the word tokens of the two names (``SearchOnewayFlight`` → search,
   oneway, flight).
 * ``parameter_overlap`` / ``required_overlap``: Jaccard overlap of the parameter names (all / required only).
-* ``same_platform``: 1 when both tools belong to the same platform (API, service, repository): another endpoint
+* ``same_platform``: 1 when both tools belong to the same platform (API, service, repository): another
+endpoint
   of the same API is usually a different operation, not a substitute.
 * ``subquery_fit``: cos(candidate, sub-query) − cos(reference, sub-query): how much worse (or better) the
   candidate serves the need the reference was chosen for.
@@ -30,7 +31,8 @@ FEATURES = ("description_cosine", "documentation_cosine", "name_overlap", "param
 #: The sign each feature's weight must have: more alike means more likely equivalent (+1), a shared platform
 #: less likely (-1). Calibration drops a feature whose fitted weight comes out the other way (a collinear or
 #: data-specific effect that would not transfer) and refits.
-EXPECTED_SIGNS = {"description_cosine": 1, "documentation_cosine": 1, "name_overlap": 1, "parameter_overlap": 1,
+EXPECTED_SIGNS = {"description_cosine": 1, "documentation_cosine": 1, "name_overlap": 1,
+                  "parameter_overlap": 1,
                   "required_overlap": 1, "same_platform": -1, "subquery_fit": 1}
 _DESCRIPTION_KEYS = ("description", "api_description", "functionality", "func_description", "summary")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -82,14 +84,16 @@ def _names(entries: Any) -> set[str]:
 
 
 def _optional(spec: Any) -> bool:
-    """Whether a parameter's spec says it is optional: ``"required": false`` or a type like ``"str, optional"``."""
+    """Whether a parameter's spec says it is optional: ``"required": false`` or a type like ``"str,
+    optional"``."""
     if not isinstance(spec, Mapping):
         return False
     return spec.get("required") is False or "optional" in str(spec.get("type", "")).lower()
 
 
 def _is_json_schema(params: Mapping[str, Any]) -> bool:
-    """``{"properties": {name: spec, ...}, ...}`` (a parameter that happens to be named ``properties`` is not)."""
+    """``{"properties": {name: spec, ...}, ...}`` (a parameter that happens to be named ``properties`` is
+    not)."""
     properties = params.get("properties")
     if params.get("type") == "object":
         return True
@@ -99,10 +103,11 @@ def _is_json_schema(params: Mapping[str, Any]) -> bool:
 def parameter_names(tool: Tool, required_only: bool = False) -> set[str]:
     """Parameter names from the common documentation layouts: a list of ``{"name": ...}`` (or of names), JSON
     Schema (``properties`` + ``required``), ``{"required": [...], "optional": [...]}``, a mapping of name to
-    spec (APIGen, Gorilla's ``api_arguments``) and ToolBench's ``required_parameters`` / ``optional_parameters``.
-    A parameter is required unless its layout or spec says it is optional."""
+    spec (APIGen, Gorilla's ``api_arguments``) and ToolBench's ``required_parameters`` /
+    ``optional_parameters``. A parameter is required unless its layout or spec says it is optional."""
     doc = tool.documentation if isinstance(tool.documentation, Mapping) else {}
-    params = next((doc[k] for k in ("parameters", "arguments", "api_arguments") if doc.get(k) is not None), None)
+    params = next((doc[k] for k in ("parameters", "arguments", "api_arguments") if doc.get(k) is not None),
+                  None)
     required: set[str] = _names(doc.get("required_parameters", []))
     optional: set[str] = _names(doc.get("optional_parameters", []))
     if isinstance(params, Mapping) and _is_json_schema(params):

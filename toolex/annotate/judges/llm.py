@@ -71,7 +71,8 @@ def prompt_budget(settings: LLMSettings, counter: TokenCounter, schema: dict[str
 
 
 def judge_name(models: Mapping[str, str]) -> str:
-    """``llm:<model>`` when one model serves every stage, else ``llm:<m1> (decompose), <m2> (verify), ...``."""
+    """``llm:<model>`` when one model serves every stage, else ``llm:<m1> (decompose), <m2> (verify),
+    ...``."""
     if len(set(models.values())) == 1:
         return f"llm:{next(iter(models.values()))}"
     return "llm:" + ", ".join(f"{m} ({s})" for s, m in models.items())
@@ -85,8 +86,8 @@ def _verdict(result: LLMResult, judge: str) -> Verdict:
 
 class LLMJudge(Judge):
     """Judges with an LLM per stage; ``mode`` is ``per-candidate`` (the paper's) or ``batched`` (one call per
-    sub-query); ``audit_dependency`` is ``runtime`` (the appendix's audit prompt, default) or ``same-platform``
-    (the main text's stricter dependency check), default from ``TOOLEX_AUDIT_DEPENDENCY``.
+    sub-query); ``audit_dependency`` is ``runtime`` (the appendix's audit prompt, default) or
+    ``same-platform`` (the main text's stricter dependency check), default from ``TOOLEX_AUDIT_DEPENDENCY``.
 
     ``client`` serves every stage; ``clients`` maps stages to their own clients; otherwise one client per
     stage is built from ``settings`` (default: the environment) with :meth:`LLMSettings.for_stage`.
@@ -101,7 +102,8 @@ class LLMJudge(Judge):
             raise ValueError(f"unknown verification mode {mode!r}")
         dependency = audit_dependency or os.environ.get(AUDIT_DEPENDENCY_ENV) or DEFAULT_AUDIT_DEPENDENCY
         if dependency not in AUDIT_DEPENDENCIES:
-            raise ToolexError(f"{AUDIT_DEPENDENCY_ENV}={dependency!r}: choose one of {', '.join(AUDIT_DEPENDENCIES)}")
+            raise ToolexError(f"{AUDIT_DEPENDENCY_ENV}={dependency!r}: choose one of "
+                              f"{', '.join(AUDIT_DEPENDENCIES)}")
         self.clients: dict[str, LLMClient] = {}
         base: LLMSettings | None = settings
         for stage in STAGES:
@@ -179,11 +181,12 @@ class LLMJudge(Judge):
                 "truncation": {s: {**asdict(t), "context_tokens": self.clients[s].settings.context_tokens,
                                    "tokenizer": self.counters[s].name} for s, t in self.truncation.items()}}
 
-    # -- fitting ----------------------------------------------------------------------------------------------
+    # -- fitting ---------------------------------------------------------------------------------------------
     def _fit(self, stage: str, build: Callable[[list[Doc]], Messages], docs: Sequence[Any],
              schema: dict[str, Any]) -> Messages:
         counter = self.counters[stage]
-        fitted = fit_prompt(build, docs, prompt_budget(self.clients[stage].settings, counter, schema), counter)
+        fitted = fit_prompt(build, docs, prompt_budget(self.clients[stage].settings, counter, schema),
+                            counter)
         self.truncation[stage].add(fitted)
         return fitted.messages
 
@@ -199,7 +202,8 @@ class LLMJudge(Judge):
     def verification_request(self, item: VerifyItem) -> LLMRequest:
         """The Stage 2 request (per-candidate mode) of one candidate."""
         ref, cand, sub = item.reference, item.candidate, item.subquery.text
-        messages = self._fit("verify", lambda ds: verification_messages(sub, (ref.name, ds[0]), (cand.name, ds[1])),
+        messages = self._fit("verify",
+                             lambda ds: verification_messages(sub, (ref.name, ds[0]), (cand.name, ds[1])),
                              [ref.documentation, cand.documentation], VERDICT_SCHEMA)
         return LLMRequest(messages, VERDICT_SCHEMA, "verdict")
 
@@ -208,7 +212,8 @@ class LLMJudge(Judge):
         first, names = members[0], [m.candidate.name for m in members]
         schema = batch_verdict_schema(len(members))
         messages = self._fit(
-            "verify", lambda ds: batch_verification_messages(first.subquery.text, (first.reference.name, ds[0]),
+            "verify",
+            lambda ds: batch_verification_messages(first.subquery.text, (first.reference.name, ds[0]),
                                                              list(zip(names, ds[1:]))),
             [first.reference.documentation, *(m.candidate.documentation for m in members)], schema)
         return LLMRequest(messages, schema, "verdicts")
@@ -229,7 +234,7 @@ class LLMJudge(Judge):
         docs = [r.documentation for r in refs] + [tools[i].documentation for i in own]
         return LLMRequest(self._fit("audit", build, docs, AUDIT_SCHEMA), AUDIT_SCHEMA, "audit")
 
-    # -- the three stages -------------------------------------------------------------------------------------
+    # -- the three stages ------------------------------------------------------------------------------------
     def decompose(self, items: Sequence[DecomposeItem]) -> list[Decomposition]:
         requests = [self.decomposition_request(it) for it in items]
         results = self.clients["decompose"].map_json(requests, stage="decompose", progress=self.progress)
@@ -238,17 +243,20 @@ class LLMJudge(Judge):
     def _decomposition(self, item: DecomposeItem, result: LLMResult) -> Decomposition:
         qid, k, name = item.query.id, len(item.tools), self.stage_name("decompose")
         if not result.ok:
-            return Decomposition(qid, (), name, ok=False, error=result.error or "failed", raw=result.raw or "")
+            return Decomposition(qid, (), name, ok=False, error=result.error or "failed",
+                                 raw=result.raw or "")
         by_index = {s["tool_index"]: s for s in result.data["sub_queries"]}
         if sorted(by_index) != list(range(1, k + 1)):
             return Decomposition(qid, (), name, ok=False, raw=result.raw or "",
-                                 error=f"sub-queries map to tools {sorted(by_index)}, expected 1..{k} once each")
+                                 error=f"sub-queries map to tools {sorted(by_index)}, expected 1..{k} once "
+                                       "each")
         subs = []
         for i, tool in enumerate(item.tools):
             s = by_index[i + 1]
             text = s["sub_query"].strip()
             if not text:
-                return Decomposition(qid, (), name, ok=False, error=f"empty sub-query {i + 1}", raw=result.raw or "")
+                return Decomposition(qid, (), name, ok=False, error=f"empty sub-query {i + 1}",
+                                     raw=result.raw or "")
             subs.append(SubQuery(i, text, s["functionality"].strip(), s["entity"].strip(), tool.id))
         return Decomposition(qid, tuple(subs), name)
 

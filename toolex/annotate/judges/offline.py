@@ -15,7 +15,8 @@ similarity to a known relevant item — here the ground-truth reference tool —
   tools share a platform (they pass values to each other) must keep a single shared platform.
 
 The encoder is all-mpnet-base-v2 by default, a model none of the scored retrievers uses, so the judge does not
-credit a retriever's own neighbours. It is named ``offline-similarity(<encoder>)`` in every artifact and figure.
+credit a retriever's own neighbours. It is named ``offline-similarity(<encoder>)`` in every artifact and
+figure.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 
 
 def functionality(tool: Tool, limit: int = 200) -> str:
-    """First sentence of a tool's description with the tool's own name removed (sub-queries never name tools)."""
+    """First sentence of a tool's description with the tool's own name removed (sub-queries never name
+    tools)."""
     text = re.sub(r'^\s*description\s*=\s*"?', "", tool_description(tool)).strip().strip('"')
     first = _SENTENCE.split(text, maxsplit=1)[0]
     for name in {tool.name, tool.name.replace("_", " ")}:
@@ -104,7 +106,8 @@ class OfflineSimilarityJudge(Judge):
     def describe(self) -> dict[str, Any]:
         calibration = self.model.calibration
         return {"name": self.name, "kind": self.kind,
-                "method": "logistic score over similarity, overlap and platform signals to the reference tool",
+                "method": "logistic score over similarity, overlap and platform signals to the reference "
+                          "tool",
                 "score_model": self.model.identity(),
                 "calibrated_on": calibration.get("data", "not recorded"),
                 "encoder": self.encoder.settings(),
@@ -166,7 +169,8 @@ class OfflineSimilarityJudge(Judge):
         for item in items:
             chosen = [t.id for t in item.tools]
             if len(set(chosen)) < len({t.id for t in item.references}):
-                out.append(Verdict(False, "one tool would serve two operations: not every operation is covered",
+                out.append(Verdict(False,
+                                   "one tool would serve two operations: not every operation is covered",
                                    self.name))
                 continue
             groups: dict[str, list[int]] = {}
@@ -180,11 +184,13 @@ class OfflineSimilarityJudge(Judge):
                 picked = {platform_of(item.tools[i]) for i in positions}
                 if len(picked) != 1 or None in picked:
                     broken.append(f"sub-queries {', '.join(str(i + 1) for i in positions)} share platform "
-                                  f"{platform!r} in C* but the combination uses {sorted(p or '?' for p in picked)}")
+                                  f"{platform!r} in C* but the combination uses "
+                                  f"{sorted(p or '?' for p in picked)}")
             if broken:
                 out.append(Verdict(False, "dependent tools from different platforms: " + "; ".join(broken),
                                    self.name))
             else:
-                out.append(Verdict(True, "every operation has its own tool; dependent tools keep one platform",
+                out.append(Verdict(True,
+                                   "every operation has its own tool; dependent tools keep one platform",
                                    self.name))
         return out

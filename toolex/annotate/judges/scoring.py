@@ -38,7 +38,8 @@ class ScoreModel:
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(self.features):
-            raise InputError(None, f"score model: {len(self.weights)} weights for {len(self.features)} features")
+            raise InputError(None,
+                             f"score model: {len(self.weights)} weights for {len(self.features)} features")
         if tuple(self.features) != FEATURES:
             raise InputError(None, f"score model: features {list(self.features)} are not {list(FEATURES)}")
         if not all(math.isfinite(v) for v in (*self.weights, self.bias)):
