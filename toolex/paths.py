@@ -66,7 +66,9 @@ DATA_PREFIX = "$TOOLEX_DATA/"
 def portable(path: str | Path) -> str:
     """``path`` as written into committed files: ``$TOOLEX_DATA/<rest>`` when under :func:`data_dir`."""
     path = Path(path)
-    return f"{DATA_PREFIX}{path.relative_to(data_dir()).as_posix()}" if path.is_relative_to(data_dir()) else str(path)
+    if not path.is_relative_to(data_dir()):
+        return str(path)
+    return f"{DATA_PREFIX}{path.relative_to(data_dir()).as_posix()}"
 
 
 def resolve(text: str) -> Path:

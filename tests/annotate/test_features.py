@@ -74,7 +74,8 @@ def test_parameter_names_edge_cases():
     assert parameter_names(tool) == {"ids", "properties"}
     assert parameter_names(tool, True) == {"ids"}
     assert parameter_names(_tool({"parameters": {"type": "object", "properties": None}})) == set()
-    assert parameter_names(_tool({"api_arguments": {"pretrained_model_name": "bert"}})) == {"pretrained_model_name"}
+    tool = _tool({"api_arguments": {"pretrained_model_name": "bert"}})
+    assert parameter_names(tool) == {"pretrained_model_name"}
     assert parameter_names(_tool({"api_arguments": ["inputs"]})) == {"inputs"}
     assert parameter_names(_tool({"api_arguments": "input_ids, attention_mask"})) == set()
     assert parameter_names(_tool({"parameters": None, "arguments": ["x"]})) == {"x"}

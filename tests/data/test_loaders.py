@@ -95,13 +95,15 @@ def test_pools(data_dir):
 def _subset_copy(data_dir, tmp_path):
     folder = tmp_path / "apibank"
     shutil.copytree(data_dir / "toolret" / "apibank", folder)
-    return folder, json.loads((folder / "queries.json").read_text()), json.loads((folder / "tools.json").read_text())
+    return (folder, json.loads((folder / "queries.json").read_text()),
+            json.loads((folder / "tools.json").read_text()))
 
 
 @pytest.mark.parametrize(
     "break_it, message",
     [
-        (lambda q, t: q[3].pop("labels"), r"queries.json, record apibank_query_3: missing field\(s\) 'labels'"),
+        (lambda q, t: q[3].pop("labels"),
+         r"queries.json, record apibank_query_3: missing field\(s\) 'labels'"),
         (lambda q, t: q[4]["labels"][0].update(id="nope"), r"record apibank_query_4: label 'nope' is not a "
                                                            r"tool"),
         (lambda q, t: q[5].update(id=q[6]["id"]), r"queries.json, record 6: duplicate query id "

@@ -114,7 +114,8 @@ def test_tools_are_service_intents_with_schema_documentation(folder):
     assert doc["parameters"]["optional"] == [{"name": "fare_type", "description": "the fare type",
                                               "enum": ["economy", "flexible"]}]
     assert doc["returns"] == ["from_location", "to_location", "price"]
-    assert doc["transactional"] is False and tools["Buses_1.BuyBusTicket"].documentation["transactional"] is True
+    assert doc["transactional"] is False
+    assert tools["Buses_1.BuyBusTicket"].documentation["transactional"] is True
     assert "FindBus intent" in tool.text
 
 

@@ -39,7 +39,8 @@ def test_smoke_run(tmp_path, monkeypatch):
     shares = (tmp_path / "tables" / "05_illusion_paper.csv").read_text()
     assert "reported by the paper" in shares
     failures, skipped = expected.check(expected.load(), tmp_path / "tables")
-    assert not failures, "numbers changed (python -m tests.notebooks.expected TABLES to accept):\n" + "\n".join(failures)
+    assert not failures, ("numbers changed (python -m tests.notebooks.expected TABLES to accept):\n"
+                          + "\n".join(failures))
     if skipped:
         warnings.warn(f"{skipped} judge-dependent expected numbers not checked: the smoke run used another "
                       "annotation folder (judge, its settings or the stages' code changed)", stacklevel=1)

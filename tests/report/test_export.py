@@ -12,7 +12,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from toolex.report.export import export_table, latex_escape, read_table, save_figure, to_markdown  # noqa: E402
+from toolex.report.export import (  # noqa: E402
+    export_table,
+    latex_escape,
+    read_table,
+    save_figure,
+    to_markdown,
+)
 from toolex.report.provenance import footer, provenance  # noqa: E402
 
 TABLE = pd.DataFrame({"retriever": ["bm25", "dense:minilm"], "category": ["Code", "Web"],

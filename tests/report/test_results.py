@@ -31,7 +31,8 @@ def test_long_form_has_a_row_per_query_system_measure_and_kind(scores):
     assert len(scores) == 2 * 1 * 3 * 2
     assert set(scores.kind) == {"one_to_one", "tooleq"} and set(scores.measure) == {"ndcg@10", "recall@10",
                                                                                     "comp@10"}
-    row = scores[(scores.query_id == "q1") & (scores.measure == "ndcg@10") & (scores.kind == "tooleq")].iloc[0]
+    row = scores[(scores.query_id == "q1") & (scores.measure == "ndcg@10")
+                 & (scores.kind == "tooleq")].iloc[0]
     assert row.value == 1.0 and row.benchmark == "b1" and row.category == "code" and row.level == "query"
 
 

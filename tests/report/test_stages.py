@@ -40,7 +40,8 @@ def test_audit_and_rejection_reasons(records):
     frame = stages.audit_frame(audited, GROUPS).set_index("query_id")
     assert frame.loc["q1", "before_audit"] == 3 and frame.loc["q1", "after_audit"] == 2
     reasons = stages.rejection_reasons(audited)
-    assert reasons.reason.tolist() == ["one tool would serve two operations"] and reasons.share_pct.iloc[0] == 100
+    assert reasons.reason.tolist() == ["one tool would serve two operations"]
+    assert reasons.share_pct.iloc[0] == 100
 
 
 def test_table1_beside_paper():

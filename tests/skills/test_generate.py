@@ -179,7 +179,7 @@ def test_llm_path_over_http(tmp_path):
     assert calls == len(pool) and len(server.requests) == calls + 1
     assert "[broken]" in server.requests[-1]["messages"][-1]["content"]
     assert [q.to_json() for q in again.queries] == [q.to_json() for q in report.queries]
-    assert report.rejected["leak"] == 1 and report.rejected["failed"] == 1 and report.rejected["duplicate"] == 1
+    assert report.rejected["leak"] == report.rejected["failed"] == report.rejected["duplicate"] == 1
     assert len(report.queries) == len(pool) - 3
     assert {q.generator for q in report.queries} == {"llm:fake-writer"}
     texts = [normalise(q.text) for q in report.queries]

@@ -14,7 +14,8 @@ from toolex.skills.loader import SKILL_CATEGORY, corpus_checksum
 
 def test_real_corpus(skills):
     assert len(skills) == 10_852
-    tool = skills["mirrors/repos/AgentTeam-TaichuAI@ScienceClaw/ScienceClaw/backend/builtin_skills/docx/SKILL.md"]
+    tool = skills["mirrors/repos/AgentTeam-TaichuAI@ScienceClaw/ScienceClaw/backend/builtin_skills/docx/"
+                  "SKILL.md"]
     assert tool.name == "docx"
     assert tool.category == SKILL_CATEGORY
     assert tool.platform == "AgentTeam-TaichuAI/ScienceClaw"

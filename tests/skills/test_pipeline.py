@@ -107,5 +107,6 @@ def test_figure5(tmp_path, skills, toolret):
     assert out["paths"]["png"].stat().st_size > 0 and out["paths"]["pdf"].stat().st_size > 0
     assert "ToolRet" in note and "skills" in note
     footer = " ".join(t.get_text() for t in out["figure"].texts).replace("\n", " ")
-    assert footer.startswith("Data: 300 tools of the ToolRet snapshot") and "Tokenizer: regex tokens" in footer
+    assert footer.startswith("Data: 300 tools of the ToolRet snapshot")
+    assert "Tokenizer: regex tokens" in footer
     assert footer.endswith(f"toolex {__version__}")

@@ -41,7 +41,8 @@ def test_per_query_scores_and_credit_by_hand():
     assert ndcg["over"].tolist() == pytest.approx([0.0, 1 - D2, 0.0])
     assert ndcg["under"].tolist() == pytest.approx([0.0, 0.0, 1 - D2])  # q3: no credit for g that gold lists
     row = result.table().set_index(["retriever", "metric"]).loc[("bm25", "ndcg@2")]
-    assert row["over_credit"] == pytest.approx((1 - D2) / 3) and row["under_credit"] == pytest.approx((1 - D2) / 3)
+    assert row["over_credit"] == pytest.approx((1 - D2) / 3)
+    assert row["under_credit"] == pytest.approx((1 - D2) / 3)
     # ours − 1:1 = (1 + (1 − D2) + 0) / 3, gold − 1:1 = (1 + 0 + (1 − D2)) / 3: over and under cancel out
     assert row["recovered"] == pytest.approx(1.0)
     recall = result.table().set_index("metric").loc["recall@2"]

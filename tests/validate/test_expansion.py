@@ -46,7 +46,8 @@ def test_expansion_counts_by_hand():
     # c, g
     assert (tool["gold_tools"], tool["added_tools"], tool["matched_tools"]) == (5, 4, 2)
     assert tool["recall"] == pytest.approx(2 / 5) and tool["precision"] == pytest.approx(2 / 4)
-    assert s["expansion"]["queries_with_gold_alternatives"] == 3 and s["expansion"]["queries_with_additions"] == 3
+    assert s["expansion"]["queries_with_gold_alternatives"] == 3
+    assert s["expansion"]["queries_with_additions"] == 3
     frame = result.expansion.set_index("query_id")
     assert frame.loc["q1", "missed"] == (("b", "d"), ("c", "e"))
     assert frame.loc["q1", "unlisted"] == (("b", "x"),)

@@ -57,7 +57,8 @@ def test_selecting_a_query_changes_the_inspector(voila):
             assert labels[0] in header.inner_text()
             # 1. the inspector's own query picker
             select.select_option(label=labels[3])
-            page.wait_for_function("q => document.querySelector('.toolex-inspector-header').innerText.includes(q)",
+            page.wait_for_function("q => document.querySelector('.toolex-inspector-header')"
+                                   ".innerText.includes(q)",
                                    arg=labels[3], timeout=30_000)
             assert labels[0] not in header.locator("h3").inner_text()
             # 2. a query selected in the explorer's list opens in the inspector

@@ -38,7 +38,8 @@ from toolex.llm.tokens import count_messages
 
 ESTIMATE_FILE = "estimate.json"
 STAGES = ("decompose", "verify", "audit")
-_REASON = "The candidate performs the same operation on the same entity and its output covers the sub-query's need."
+_REASON = ("The candidate performs the same operation on the same entity and its output covers the "
+           "sub-query's need.")
 Prices = dict[str, tuple[float, float]]
 
 

@@ -101,7 +101,8 @@ class ToolEX:
         failure (failures are asked again: answers come from the LLM cache)."""
         info = self.folder.manifest().get("stages", {}).get(stage, {})
         path = self.folder.path(filename)
-        if self._redo or not path.exists() or info.get("key") != self._stage_key(stage) or info.get("failures"):
+        if (self._redo or not path.exists() or info.get("key") != self._stage_key(stage)
+                or info.get("failures")):
             return False
         if info.get("input") != self._input_digest(stage):
             return False
@@ -306,7 +307,8 @@ class ToolEX:
 
     def write_manifest(self) -> dict[str, Any]:
         manifest = self.folder.manifest()
-        retriever = self._retriever.settings() if self._retriever is not None else {"spec": self.config.retriever}
+        retriever = (self._retriever.settings() if self._retriever is not None
+                     else {"spec": self.config.retriever})
         manifest.update({
             "toolex_version": __version__,
             "benchmarks": [{"name": b.name, "checksum": b.checksum, "queries": len(b.queries),

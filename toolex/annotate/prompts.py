@@ -131,8 +131,8 @@ def decomposition_messages(query: str, instruction: str, tools: Sequence[tuple[s
         _instruction_line(instruction)
         + f"User query: {data(query)}\n"
         + f"Ground-truth tools C* ({k}, in order):\n{listing}\n\n"
-        f"Return {{\"sub_queries\": [...]}} with exactly {k} items; item tool_index i (1..{k}) is the sub-query "
-        "served by Tool i, with fields functionality, entity and sub_query."
+        f"Return {{\"sub_queries\": [...]}} with exactly {k} items; item tool_index i (1..{k}) is the "
+        "sub-query served by Tool i, with fields functionality, entity and sub_query."
     )
     return _messages(DECOMPOSE_RULES, user)
 
@@ -189,7 +189,8 @@ def batch_verification_messages(subquery: str, reference: tuple[str, Any],
         f"Sub-query: {data(subquery)}\n"
         + _tool_lines("Reference tool", *reference) + "\n"
         + f"Candidates ({len(candidates)}):\n{listing}\n\n"
-        f'Return {{"verdicts": [{{"candidate": i, "reason": "<one sentence>", "verdict": "yes" | "no"}}, ...]}} '
+        'Return {"verdicts": [{"candidate": i, "reason": "<one sentence>", '
+        '"verdict": "yes" | "no"}, ...]} '
         f"with one item for each of the {len(candidates)} candidates."
     )
     return _messages(_BATCH_RULES, user)

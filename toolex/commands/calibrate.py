@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-HELP = "fit the offline judge's weights, threshold and unsure band on a benchmark with human one-to-many labels"
+HELP = ("fit the offline judge's weights, threshold and unsure band on a benchmark with human one-to-many "
+        "labels")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -13,7 +13,8 @@ from toolex.data import POOLS, load_benchmarks, tool_pools
 from toolex.errors import InputError, ToolexError
 from toolex.io.atomic import file_digest, write_text
 
-HELP = "rank the tool pool of a benchmark with BM25, a dense encoder or an embeddings endpoint; write a TREC run"
+HELP = ("rank the tool pool of a benchmark with BM25, a dense encoder or an embeddings endpoint; write a "
+        "TREC run")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,7 +15,8 @@ from toolex.data.records import Benchmark, Query, Tool
 from toolex.errors import InputError
 
 _FIELD = re.compile(r"(category_name|tool_name|api_name|api_description):(.*?)(?=, "
-                    r"(?:category_name|tool_name|api_name|api_description|required_params|optional_params|return_schema):|$)")
+                    r"(?:category_name|tool_name|api_name|api_description|required_params|optional_params"
+                    r"|return_schema):|$)")
 
 
 def _fields(text: str) -> dict[str, str]:

@@ -25,7 +25,8 @@ SUBSET_CATEGORY = {
     "toolink": "code",
 }
 
-_API_NAME = re.compile(r"\b(?:from|using|via|of|on|with|to) (?:the )?([A-Z][\w.&'+-]*(?: [A-Z0-9][\w.&'+-]*){0,4}) API\b")
+_API_NAME = re.compile(r"\b(?:from|using|via|of|on|with|to) (?:the )?"
+                       r"([A-Z][\w.&'+-]*(?: [A-Z0-9][\w.&'+-]*){0,4}) API\b")
 
 
 def tool_platform(documentation: Any) -> str | None:

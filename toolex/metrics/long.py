@@ -1,16 +1,20 @@
 """One long-form result: a row per query × system × level × measure × annotation kind, with its category and
 benchmark; and the one way to average it (per category, over all queries, over categories).
 
-Every table of the report layer pivots from this frame: Table 2, Table 3, the explorer, the significance tests,
-the baselines and ``toolex evaluate``.
+Every table of the report layer pivots from this frame: Table 2, Table 3, the explorer, the significance
+tests, the baselines and ``toolex evaluate``.
 
 >>> from toolex.io.annotations import Annotation
 >>> from toolex.metrics import GroundTruth
 >>> ann = [Annotation("q1", "code", ("a",), (("a",), ("b",))), Annotation("q2", "web", ("x",), (("x",),))]
 >>> scores = GroundTruth(ann).evaluate({"q1": {"b": 2.0}, "q2": {"x": 1.0}}, k=10).long("bm25")
 >>> table = means(scores, average="Avg", scale=100)
->>> table[table.measure == "ndcg@10"][["category", "queries", "one_to_one", "tooleq", "delta"]].to_string(index=False)
-'category  queries  one_to_one  tooleq  delta\\n    code        1         0.0   100.0  100.0\\n     web        1       100.0   100.0    0.0\\n     Avg        2        50.0   100.0   50.0'
+>>> columns = ["category", "queries", "one_to_one", "tooleq", "delta"]
+>>> print(table[table.measure == "ndcg@10"][columns].to_string(index=False))
+category  queries  one_to_one  tooleq  delta
+    code        1         0.0   100.0  100.0
+     web        1       100.0   100.0    0.0
+     Avg        2        50.0   100.0   50.0
 """
 
 from __future__ import annotations

@@ -36,7 +36,8 @@ def own_illusion(results: pd.DataFrame, pairs: Sequence[tuple[str, str]], metric
                  level: str = QUERY_LEVEL) -> pd.DataFrame:
     """Gains and illusion share of configured (base, fine-tuned) retriever pairs from our main-results table
     (the ``Avg`` rows: mean over categories)."""
-    rows = results[(results.level == level) & (results.category == AVG) & (results.metric == Measure.parse(metric).key)]
+    rows = results[(results.level == level) & (results.category == AVG)
+                   & (results.metric == Measure.parse(metric).key)]
     means = rows.set_index("retriever")[["one_to_one", "tooleq"]]
     out = []
     for base, tuned in pairs:

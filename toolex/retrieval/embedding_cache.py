@@ -103,7 +103,8 @@ class EmbeddingCache:
 
             root = paths.cache_dir() / "embeddings"
         self.settings = dict(settings)
-        self.folder = Path(root) / f"{_slug(str(settings.get('model', 'model')))}-{settings_key(self.settings)}"
+        slug = _slug(str(settings.get("model", "model")))
+        self.folder = Path(root) / f"{slug}-{settings_key(self.settings)}"
         self.compact_after = compact_after
         self.stats = CacheStats()
         self._vectors: dict[bytes, np.ndarray] | None = None

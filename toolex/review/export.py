@@ -79,7 +79,8 @@ def export_report(report: CampaignReport, stem: str = "10_review", tables: str |
     import matplotlib.pyplot as plt
 
     fig = precision_figure(report)
-    note = f"Review campaign {Path(str(report.meta.get('path'))).name}, run {str(report.meta.get('run'))[:12]}"
+    note = (f"Review campaign {Path(str(report.meta.get('path'))).name}, "
+            f"run {str(report.meta.get('run'))[:12]}")
     with tempfile.TemporaryDirectory(dir=figure_dir, prefix=".export-") as tmp:
         parts = save_figure(fig, f"{stem}_precision", footer(note, judge=report.meta.get("judge")), tmp)
         written["figure"] = _move_in(parts, figure_dir)

@@ -77,8 +77,9 @@ def base_verb(word: str) -> str:
 
 
 def _lower_first(text: str) -> str:
-    return text if text[:2] in ("I ",
-                                "I'") or text[:1].isupper() and text[1:2].isupper() else text[:1].lower() + text[1:]
+    if text[:2] in ("I ", "I'") or text[:1].isupper() and text[1:2].isupper():
+        return text
+    return text[:1].lower() + text[1:]
 
 
 def request_from(description: str, names: Sequence[str], max_words: int = 40) -> str:
@@ -102,7 +103,9 @@ def _rewrite(text: str) -> str:
         subject = _SUBJECT.match(rest)
         if subject:
             rest = rest[subject.end():]
-            return f"I want to {_lower_first(rest)}" if how != "for" else f"I need help with {_lower_first(rest)}"
+            if how == "for":
+                return f"I need help with {_lower_first(rest)}"
+            return f"I want to {_lower_first(rest)}"
         if how == "to":
             return f"I want to {_lower_first(rest)}"
         if how == "for":

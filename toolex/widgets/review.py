@@ -44,7 +44,8 @@ def _tool_html(tool_id: str, doc: dict[str, Any]) -> str:
                    for p in params)
     table = ("<table class='toolex-review-params' style='font-size:12px;border-collapse:collapse'>"
              "<tr><th align=left>parameter</th><th align=left>type</th><th align=left>required</th>"
-             f"<th align=left>description</th></tr>{rows}</table>") if params else "<p><i>no parameters</i></p>"
+             f"<th align=left>description</th></tr>{rows}</table>") if params else (
+        "<p><i>no parameters</i></p>")
     other = "".join(f"<li><b>{escape(k)}</b>: {escape(str(v))}</li>"
                     for k, v in (doc.get("other") or {}).items())
     return (f"<div class='toolex-review-tool' style='border:1px solid #ddd;padding:4px 8px;margin:4px 0'>"

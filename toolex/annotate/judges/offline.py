@@ -33,7 +33,8 @@ from toolex.annotate.judges.scoring import ScoreModel, default_model
 from toolex.annotate.records import Decomposition, SubQuery, Verdict
 from toolex.data.records import Tool
 
-_CLAUSE = re.compile(r"(?<=[.?!;])\s+|,\s+(?:and\s+|then\s+)?|\s+and\s+(?:then\s+|also\s+)?|\s+then\s+|\s+also\s+",
+_CLAUSE = re.compile(r"(?<=[.?!;])\s+|,\s+(?:and\s+|then\s+)?|\s+and\s+(?:then\s+|also\s+)?"
+                     r"|\s+then\s+|\s+also\s+",
                      flags=re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 

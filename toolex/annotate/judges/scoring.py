@@ -62,7 +62,8 @@ class ScoreModel:
         """Indices of the items inside the band (every item: ``within_band=False``), most unsure (closest to
         the threshold in logit) first."""
         p = np.clip(np.asarray(probabilities, dtype=np.float64), 1e-12, 1 - 1e-12)
-        inside = np.flatnonzero((p >= self.band[0]) & (p <= self.band[1])) if within_band else np.arange(len(p))
+        inside = (np.flatnonzero((p >= self.band[0]) & (p <= self.band[1])) if within_band
+                  else np.arange(len(p)))
         distance = np.abs(np.log(p[inside] / (1 - p[inside])) - _logit(self.threshold))
         return inside[np.argsort(distance, kind="stable")]
 
@@ -70,7 +71,8 @@ class ScoreModel:
         """What decides the verdicts (for cache keys and manifests): everything but the calibration record."""
         out = asdict(self)
         out.pop("calibration")
-        out["weights"], out["band"], out["features"] = list(self.weights), list(self.band), list(self.features)
+        out["weights"], out["band"] = list(self.weights), list(self.band)
+        out["features"] = list(self.features)
         return out
 
     def to_json(self) -> dict[str, Any]:
