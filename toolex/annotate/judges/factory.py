@@ -27,7 +27,7 @@ def offline_judge(embedder: Any = None, model: Any = None):
     from toolex.retrieval import build_retriever
 
     model = model or default_model()
-    if embedder is None or RetrieverEncoder(embedder).short != model.encoder:
+    if getattr(embedder, "encoder", None) is None or RetrieverEncoder(embedder).short != model.encoder:
         embedder = build_retriever(judge_encoder_spec(model))
     return OfflineSimilarityJudge(embedder, model)
 
