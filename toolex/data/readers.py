@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from toolex.errors import InputError
 
 TABLE_SUFFIXES = (".json", ".jsonl", ".jsonl.gz", ".parquet")
+T = TypeVar("T")
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
@@ -72,6 +73,25 @@ def iter_jsonl_numbered(path: str | Path, what: str = "file") -> Iterator[tuple[
         raise InputError(path, f"{what} not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, f"unreadable ({exc})") from None
+
+
+def read_keyed_jsonl(path: str | Path, what: str, parse: Callable[[dict[str, Any], Path, int], T],
+                     key: Callable[[T], str], twice: str, empty: str) -> list[T]:
+    """Parsed records of a JSON-lines file whose ``key`` (a query id) may appear once: a repeated key names
+    its line (``twice`` formats the key, e.g. ``"query {!r} listed twice"``); an empty file is an error
+    (``empty``)."""
+    path = Path(path)
+    out: list[T] = []
+    seen: set[str] = set()
+    for lineno, record in iter_jsonl_numbered(path, what):
+        parsed = parse(record, path, lineno)
+        if key(parsed) in seen:
+            raise InputError(path, twice.format(key(parsed)), record=f"line {lineno}")
+        seen.add(key(parsed))
+        out.append(parsed)
+    if not out:
+        raise InputError(path, empty)
+    return out
 
 
 def find_table(folder: Path, stem: str) -> Path:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolex.data.readers import iter_jsonl_numbered
+from toolex.data.readers import read_keyed_jsonl
 from toolex.data.records import Benchmark
 from toolex.errors import InputError
 from toolex.io.atomic import write_jsonl
@@ -105,18 +105,11 @@ def _parse(record: dict[str, Any], path: Path, lineno: int, pool: Collection[str
 
 def read_annotations(path: str | Path, pool: Collection[str] | None = None) -> list[Annotation]:
     """Read and validate an annotations file; a repeated query id or an empty file is an error."""
-    path = Path(path)
-    out: list[Annotation] = []
-    seen: set[str] = set()
-    for lineno, record in iter_jsonl_numbered(path, "annotations file"):
-        annotation = _parse(record, path, lineno, pool)
-        if annotation.query_id in seen:
-            raise InputError(path, f"query {annotation.query_id!r} annotated twice", record=f"line {lineno}")
-        seen.add(annotation.query_id)
-        out.append(annotation)
-    if not out:
-        raise InputError(path, "no annotated query in this file (it is empty)")
-    return out
+    def parse(record: dict[str, Any], where: Path, lineno: int) -> Annotation:
+        return _parse(record, where, lineno, pool)
+
+    return read_keyed_jsonl(path, "annotations file", parse, lambda a: a.query_id,
+                            "query {!r} annotated twice", "no annotated query in this file (it is empty)")
 
 
 def write_annotations(annotations: Iterable[Annotation], path: str | Path) -> Path:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolex.data.readers import iter_jsonl_numbered
+from toolex.data.readers import read_keyed_jsonl
 from toolex.errors import InputError
 from toolex.io.annotations import Annotation
 from toolex.io.atomic import write_jsonl
@@ -118,18 +118,8 @@ def parse_gold(record: dict[str, Any], path: Path, lineno: int) -> GoldRecord:
 
 def read_gold(path: str | Path) -> list[GoldRecord]:
     """Read and validate a gold file; an empty file or a repeated query id is an error."""
-    path = Path(path)
-    out: list[GoldRecord] = []
-    seen: set[str] = set()
-    for lineno, record in iter_jsonl_numbered(path, "gold file"):
-        gold = parse_gold(record, path, lineno)
-        if gold.query_id in seen:
-            raise InputError(path, f"query {gold.query_id!r} listed twice", record=f"line {lineno}")
-        seen.add(gold.query_id)
-        out.append(gold)
-    if not out:
-        raise InputError(path, "no gold queries (empty file)")
-    return out
+    return read_keyed_jsonl(path, "gold file", parse_gold, lambda g: g.query_id, "query {!r} listed twice",
+                            "no gold queries (empty file)")
 
 
 def write_gold(records: Iterable[GoldRecord], path: str | Path) -> Path:
