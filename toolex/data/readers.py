@@ -75,6 +75,23 @@ def iter_jsonl_numbered(path: str | Path, what: str = "file") -> Iterator[tuple[
         raise InputError(path, f"unreadable ({exc})") from None
 
 
+def is_id(value: Any) -> bool:
+    """A non-empty string without white space (a TREC run cannot hold any other id)."""
+    return isinstance(value, str) and bool(value) and not any(c.isspace() for c in value)
+
+
+def record_query_id(record: dict[str, Any], path: Path, lineno: int, required: tuple[str, ...]) -> str:
+    """The ``query_id`` of a record after checking its ``required`` fields; errors name the file and line."""
+    for key in required:
+        if key not in record:
+            raise InputError(path, f"missing field {key!r}", record=f"line {lineno}")
+    qid = record["query_id"]
+    if not is_id(qid):
+        raise InputError(path, f"'query_id' must be a non-empty string without white space, found {qid!r}",
+                         record=f"line {lineno}")
+    return str(qid)
+
+
 def read_keyed_jsonl(path: str | Path, what: str, parse: Callable[[dict[str, Any], Path, int], T],
                      key: Callable[[T], str], twice: str, empty: str) -> list[T]:
     """Parsed records of a JSON-lines file whose ``key`` (a query id) may appear once: a repeated key names

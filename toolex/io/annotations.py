@@ -15,18 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolex.data.readers import read_keyed_jsonl
+from toolex.data.readers import is_id, read_keyed_jsonl, record_query_id
 from toolex.data.records import Benchmark
 from toolex.errors import InputError
 from toolex.io.atomic import write_jsonl
 
 
-def _is_id(value: Any) -> bool:
-    return isinstance(value, str) and bool(value) and not any(c.isspace() for c in value)
-
-
 def _tool_ids(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(_is_id(t) for t in value)
+    return isinstance(value, list) and bool(value) and all(is_id(t) for t in value)
 
 
 @dataclass(frozen=True)
@@ -56,14 +52,7 @@ def one_to_one(benchmark: Benchmark) -> list[Annotation]:
 
 
 def _parse(record: dict[str, Any], path: Path, lineno: int, pool: Collection[str] | None) -> Annotation:
-    where = f"line {lineno}"
-    for key in ("query_id", "reference", "combinations"):
-        if key not in record:
-            raise InputError(path, f"missing field {key!r}", record=where)
-    qid = record["query_id"]
-    if not _is_id(qid):
-        raise InputError(path, f"'query_id' must be a non-empty string without white space, found {qid!r}",
-                         record=where)
+    qid = record_query_id(record, path, lineno, ("query_id", "reference", "combinations"))
     where = f"{qid} (line {lineno})"
     category = record.get("category")
     if category is not None and not isinstance(category, str):

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from toolex import paths
+from toolex.io.atomic import write_text
 from toolex.report.export import export_table, save_figure
 from toolex.report.provenance import footer, provenance
 from toolex.review.report import CampaignReport, precision_figure
@@ -23,22 +24,6 @@ CAPTIONS = {
     "judges": "Per judge: its verdicts beside the human decisions",
     "reviewers": "Reviewers: decisions made and agreement with the final decision",
 }
-
-
-def write_atomic(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same folder (fsync, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 def _move_in(written: dict[str, Path], folder: Path) -> dict[str, Path]:
@@ -102,9 +87,9 @@ def export_decisions(campaign: Campaign, folder: str | Path,
         "history.jsonl": campaign.history(),
         "final.jsonl": final,
     }
-    out = [write_atomic(folder / name, "".join(json.dumps(r, ensure_ascii=False, default=_plain) + "\n"
+    out = [write_text(folder / name, "".join(json.dumps(r, ensure_ascii=False, default=_plain) + "\n"
                                                for r in rows)) for name, rows in files.items()]
-    out.append(write_atomic(folder / "campaign.json",
+    out.append(write_text(folder / "campaign.json",
                             json.dumps({**campaign.meta(), "summary": report.summary()}, indent=1) + "\n"))
     return out
 

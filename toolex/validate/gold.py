@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolex.data.readers import read_keyed_jsonl
+from toolex.data.readers import is_id, read_keyed_jsonl, record_query_id
 from toolex.errors import InputError
 from toolex.io.annotations import Annotation
 from toolex.io.atomic import write_jsonl
@@ -61,28 +61,16 @@ class GoldRecord:
                           self.acceptable)
 
 
-def _is_id(value: Any) -> bool:
-    """A non-empty string without white space (a TREC run cannot hold any other id)."""
-    return isinstance(value, str) and bool(value) and not any(c.isspace() for c in value)
-
-
 def _tool_list(value: Any) -> tuple[str, ...] | None:
     """A non-empty list of ids as a tuple without repeats; None when the type is wrong."""
-    if not isinstance(value, list) or not value or not all(_is_id(t) for t in value):
+    if not isinstance(value, list) or not value or not all(is_id(t) for t in value):
         return None
     return tuple(dict.fromkeys(value))
 
 
 def parse_gold(record: dict[str, Any], path: Path, lineno: int) -> GoldRecord:
     """Validate one gold record strictly; errors name the file and the line."""
-    where = f"line {lineno}"
-    for key in ("query_id", "acceptable"):
-        if key not in record:
-            raise InputError(path, f"missing field {key!r}", record=where)
-    qid = record["query_id"]
-    if not _is_id(qid):
-        raise InputError(path, f"'query_id' must be a non-empty string without white space, found {qid!r}",
-                         record=where)
+    qid = record_query_id(record, path, lineno, ("query_id", "acceptable"))
     where = f"{qid} (line {lineno})"
     raw = record["acceptable"]
     if not isinstance(raw, list) or not raw:
