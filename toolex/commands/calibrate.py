@@ -44,12 +44,16 @@ def run(args: argparse.Namespace) -> int:
     from toolex.annotate.judges.scoring import DEFAULT_MODEL_FILE, ScoreModel
     from toolex.annotate.pipeline import AnnotateConfig
     from toolex.data import load_benchmark
+    from toolex.errors import InputError
     from toolex.retrieval import build_retriever
+    from toolex.retrieval.base import Embedder
 
     benchmark = load_benchmark(args.benchmark, args.data)
     acceptable = acceptable_for(benchmark, args.gold)
     config = AnnotateConfig(top_k=args.top_k, **({"retriever": args.retriever} if args.retriever else {}))
     encoder = build_retriever(args.encoder)
+    if not isinstance(encoder, Embedder):
+        raise InputError(None, f"--encoder {args.encoder!r} is not a dense encoder (dense:<model>)")
     judge = OfflineSimilarityJudge(encoder, ScoreModel.untrained("features only"))
     candidates = encoder if config.retriever == args.encoder else None
     data = labelled_items([benchmark], acceptable, judge, config, retriever=candidates)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
 
 from toolex.data.records import Query, Tool
 from toolex.io.trec import Run
@@ -16,6 +18,29 @@ from toolex.io.trec import Run
 Hit = tuple[str, float]
 #: The default number of tools kept per query (the ToolRet / Tool-DE protocol).
 DEFAULT_K = 100
+
+
+class TextFormat(Protocol):
+    """How a model family formats documents and queries (:class:`toolex.retrieval.prompts.PromptFormat`)."""
+
+    def doc(self, text: str) -> str: ...
+
+    def query(self, text: str, instruction: str = "") -> str: ...
+
+
+class EncoderSettings(Protocol):
+    def settings(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What a judge needs from a dense retriever: its encoder's settings, its text format and cached vectors
+    (:class:`toolex.retrieval.dense.DenseRetriever` is one)."""
+
+    encoder: EncoderSettings
+    format: TextFormat
+
+    def embed(self, texts: Sequence[str], desc: str = "encode") -> np.ndarray: ...
 
 
 class Retriever(ABC):

@@ -25,9 +25,10 @@ def offline_judge(embedder: Any = None, model: Any = None):
     from toolex.annotate.judges.offline import OfflineSimilarityJudge, RetrieverEncoder
     from toolex.annotate.judges.scoring import default_model
     from toolex.retrieval import build_retriever
+    from toolex.retrieval.base import Embedder
 
     model = model or default_model()
-    if getattr(embedder, "encoder", None) is None or RetrieverEncoder(embedder).short != model.encoder:
+    if not isinstance(embedder, Embedder) or RetrieverEncoder(embedder).short != model.encoder:
         embedder = build_retriever(judge_encoder_spec(model))
     return OfflineSimilarityJudge(embedder, model)
 

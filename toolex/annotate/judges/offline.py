@@ -32,6 +32,7 @@ from toolex.annotate.judges.features import FEATURES, feature_matrix, tool_descr
 from toolex.annotate.judges.scoring import ScoreModel, default_model
 from toolex.annotate.records import Decomposition, SubQuery, Verdict
 from toolex.data.records import Tool
+from toolex.retrieval.base import Embedder
 
 _CLAUSE = re.compile(r"(?<=[.?!;])\s+|,\s+(?:and\s+|then\s+)?|\s+and\s+(?:then\s+|also\s+)?"
                      r"|\s+then\s+|\s+also\s+",
@@ -46,7 +47,7 @@ class RetrieverEncoder:
     """A dense retriever's encoder as the judge sees it: unit vectors of documents and of queries, through the
     retriever's embedding cache and prompt format."""
 
-    def __init__(self, retriever: Any) -> None:
+    def __init__(self, retriever: Embedder) -> None:
         self.retriever = retriever
         model = retriever.encoder.settings().get("model", "encoder")
         lowered = str(model).lower()
@@ -99,7 +100,7 @@ class OfflineSimilarityJudge(Judge):
 
     kind = "offline"
 
-    def __init__(self, embedder: Any, model: ScoreModel | None = None) -> None:
+    def __init__(self, embedder: Embedder | RetrieverEncoder, model: ScoreModel | None = None) -> None:
         self.encoder = embedder if isinstance(embedder, RetrieverEncoder) else RetrieverEncoder(embedder)
         self.model = model or default_model()
         self.name = f"offline-similarity({self.encoder.short})"
