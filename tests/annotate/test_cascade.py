@@ -27,11 +27,9 @@ class ScriptedOffline(OfflineSimilarityJudge):
         super().__init__(BagOfWords(), model)
         self.given = scores
 
-    def scores(self, items: Sequence[VerifyItem]) -> np.ndarray:
-        return np.array([self.given[it.candidate.id] for it in items])
-
-    def verify(self, items: Sequence[VerifyItem]) -> list[Verdict]:
-        return [Verdict(bool(p >= 0.5), f"score {p}", self.name) for p in self.scores(items)]
+    def scored_verdicts(self, items: Sequence[VerifyItem]) -> tuple[list[Verdict], np.ndarray]:
+        p = np.array([self.given[it.candidate.id] for it in items])
+        return [Verdict(bool(s >= 0.5), f"score {s}", self.name) for s in p], p
 
 
 class CountingLLM(Judge):

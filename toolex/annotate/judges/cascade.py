@@ -73,9 +73,10 @@ class CascadeJudge(Judge):
     def audit(self, items: Sequence[AuditItem]) -> list[Verdict]:
         return self.offline.audit(items)
 
-    def route(self, probabilities: np.ndarray) -> np.ndarray:
-        """Indices of the items sent to the LLM: in the band, most unsure first, within the budget."""
-        order = self.offline.model.uncertainty_order(probabilities, self.within_band)
+    def route(self, probabilities: np.ndarray, in_band: np.ndarray) -> np.ndarray:
+        """Indices of the items sent to the LLM: in the band (``in_band``, most unsure first; beyond it with
+        ``within_band=False``), within the budget."""
+        order = in_band if self.within_band else self.offline.model.uncertainty_order(probabilities, False)
         if self.llm is None:
             return order[:0]
         return order if self.budget is None else order[:self.budget]
@@ -83,10 +84,9 @@ class CascadeJudge(Judge):
     def verify(self, items: Sequence[VerifyItem]) -> list[Verdict]:
         if not items:
             return []
-        verdicts = self.offline.verify(items)
-        probabilities = self.offline.scores(items)
+        verdicts, probabilities = self.offline.scored_verdicts(items)
         in_band = self.offline.model.uncertainty_order(probabilities)
-        sent = self.route(probabilities)
+        sent = self.route(probabilities, in_band)
         self.routing["items"] += len(items)
         self.routing["in_band"] += len(in_band)
         self.routing["sent_to_llm"] += len(sent)

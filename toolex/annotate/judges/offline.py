@@ -154,8 +154,10 @@ class OfflineSimilarityJudge(Judge):
         return out
 
     def verify(self, items: Sequence[VerifyItem]) -> list[Verdict]:
-        if not items:
-            return []
+        return self.scored_verdicts(items)[0]
+
+    def scored_verdicts(self, items: Sequence[VerifyItem]) -> tuple[list[Verdict], np.ndarray]:
+        """The verdicts and the scores behind them, from one computation of the features."""
         rows = self.features(items)
         probabilities = self.model.probability(rows)
         threshold = self.model.threshold
@@ -164,7 +166,7 @@ class OfflineSimilarityJudge(Judge):
             signals = ", ".join(f"{name} {value:.2f}" for name, value in zip(FEATURES, row))
             reason = f"score {p:.3f} {'>=' if p >= threshold else '<'} {threshold:.3f} ({signals})"
             out.append(Verdict(bool(p >= threshold), reason, self.name))
-        return out
+        return out, probabilities
 
     def audit(self, items: Sequence[AuditItem]) -> list[Verdict]:
         out = []
