@@ -25,17 +25,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def acceptable_for(benchmark, gold_path: str | None) -> dict[str, list[list[str]]]:
     """Query id → accepted combinations, from ``gold_path`` or the benchmark's own ground truth (SGD)."""
-    from toolex.errors import InputError
-
     if gold_path:
         from toolex.validate.gold import read_gold
 
         return {g.query_id: [list(c) for c in g.acceptable] for g in read_gold(gold_path)}
-    if benchmark.name.startswith("sgd/"):
-        from toolex.data.sgd import acceptable
+    from toolex.data.registry import own_gold
 
-        return acceptable(benchmark)
-    raise InputError(None, f"{benchmark.name}: no gold given (--gold) and the benchmark has none of its own")
+    return own_gold(benchmark)
 
 
 def run(args: argparse.Namespace) -> int:

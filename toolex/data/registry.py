@@ -16,6 +16,7 @@ from toolex import paths
 from toolex.data.beir import load_beir
 from toolex.data.records import Benchmark, Tool, merge_benchmarks
 from toolex.data.sgd import PARTS as SGD_PARTS
+from toolex.data.sgd import acceptable as sgd_acceptable
 from toolex.data.sgd import load_sgd
 from toolex.data.stabletoolbench import GROUPS, load_stabletoolbench
 from toolex.data.toolret import SUBSET_CATEGORY, load_toolret_subset
@@ -55,6 +56,14 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
                        *[f"stabletoolbench/{g}" for g in GROUPS],
                        *[f"sgd/{p}" for p in SGD_PARTS]])
     raise InputError(None, f"unknown benchmark {name!r}; known: {known}")
+
+
+def own_gold(benchmark: Benchmark) -> dict[str, list[list[str]]]:
+    """The human one-to-many ground truth a benchmark carries (query id → accepted combinations, C* first):
+    ``sgd/*`` only; any other benchmark raises :class:`InputError`."""
+    if benchmark.name.startswith("sgd/"):
+        return sgd_acceptable(benchmark)
+    raise InputError(None, f"{benchmark.name} carries no one-to-many ground truth of its own")
 
 
 def load_benchmarks(names: list[str] | tuple[str, ...],

@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from toolex.data.records import Benchmark
+from toolex.data.registry import own_gold
 from toolex.report.artifacts import ensure_runs
 from toolex.report.context import Report, open_report
 from toolex.report.settings import DEFAULT_RETRIEVERS, ReportSettings
@@ -33,14 +34,10 @@ SMOKE_QUERIES = 60
 
 def gold_of(benchmark: Benchmark, query_ids: Sequence[str]) -> list[GoldRecord]:
     """The benchmark's own human ground truth for ``query_ids`` (benchmarks that carry one: ``sgd/*``)."""
-    if not benchmark.name.startswith("sgd/"):
-        raise ValueError(f"{benchmark.name} carries no one-to-many ground truth of its own")
-    from toolex.data.sgd import acceptable
-
     keep = set(query_ids)
     category = {q.id: q.category for q in benchmark.queries}
     return [GoldRecord(qid, tuple(combos[0]), tuple(tuple(c) for c in combos), category[qid])
-            for qid, combos in acceptable(benchmark).items() if qid in keep]
+            for qid, combos in own_gold(benchmark).items() if qid in keep]
 
 
 def validation_settings(judge: str = "offline", sample: int | None = None, smoke: bool = False,
@@ -127,7 +124,7 @@ def recorded_validations(folder: str | Path | None = None) -> dict[str, Validati
     output), named by their judge and sample; the credit table is rebuilt from each file's summary."""
     from toolex import paths
 
-    root = Path(folder) if folder else paths.ROOT / "data" / "validation"
+    root = Path(folder) if folder else paths.validation_dir()
     out: dict[str, ValidationResult] = {}
     for path in sorted(root.glob("sgd_report_*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -149,7 +146,7 @@ def tradeoff_frame(path: str | Path | None = None) -> tuple[pd.DataFrame, dict[s
     """The cascade's trade-off curve kept by ``bench/cascade_tradeoff.py`` and its description."""
     from toolex import paths
 
-    path = Path(path) if path else paths.ROOT / "data" / "validation" / "cascade_local_llm_sample.json"
+    path = Path(path) if path else paths.validation_dir() / "cascade_local_llm_sample.json"
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     meta = {k: v for k, v in data.items() if k != "curve"}
     return pd.DataFrame(data["curve"]), meta
