@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from toolex import paths
 from toolex.annotate.agreement import compare
 from toolex.annotate.artifacts import ArtifactFolder
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
@@ -25,7 +26,7 @@ from toolex.annotate.records import Decomposition, Verdict
 from toolex.data import load_benchmark
 from toolex.io.atomic import write_json
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "annotations" / "local-llm-sample"
+SAMPLE = paths.recorded_dir() / "annotations" / "local-llm-sample"
 
 
 class RecordedVerifier(Judge):

@@ -81,6 +81,11 @@ def recorded_dir() -> Path:
     return ROOT / "data"
 
 
+def validation_dir() -> Path:
+    """Kept validations of the judges against human labels, and the cascade's trade-off curve."""
+    return ROOT / "data" / "validation"
+
+
 def expected_dir() -> Path:
     """Expected numbers of our own pipeline, kept as data and checked with a tolerance."""
     return ROOT / "data" / "expected"
