@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.openai_stub import OpenAIStub, Reply, completion
 
 
 def _names(text: str, label: str) -> list[str]:
@@ -44,38 +44,14 @@ def answer(body: dict[str, Any]) -> str:
                        "verdict": "yes" if shared else "no"})
 
 
-class RuleServer:
+class RuleServer(OpenAIStub):
+    """Answers every chat request by :func:`answer`; ``calls`` counts them."""
+
     def __init__(self) -> None:
+        super().__init__()
         self.calls = 0
-        outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                outer.calls += 1
-                payload = json.dumps({
-                    "id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", "rule"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": answer(body)}}],
-                    "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-
-    def __enter__(self) -> RuleServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply | None:
+        with self.lock:
+            self.calls += 1
+        return Reply(200, completion(answer(body), model=body.get("model", "rule"), usage=(100, 20)))
