@@ -13,7 +13,7 @@ from toolex import paths
 from toolex.data import sgd
 from toolex.errors import InputError
 from toolex.io.atomic import write_jsonl
-from toolex.validate.gold import read_gold
+from toolex.validate.gold import benchmark_gold, read_gold
 
 
 def _slot(name: str, values: list[str] | None = None) -> dict:
@@ -216,7 +216,7 @@ def test_acceptable_same_domain_same_intent_with_the_exceptions(folder):
 
 def test_gold_records_round_trip_through_read_gold(folder, tmp_path):
     bench = sgd.load_sgd(folder, "calibration")
-    records = sgd.gold_records(bench)
+    records = [g.to_json() for g in benchmark_gold(bench)]
     path = write_jsonl(tmp_path / "gold.jsonl", records)
     gold = {g.query_id: g for g in read_gold(path)}
     assert gold.keys() == {q.id for q in bench.queries}

@@ -12,11 +12,11 @@ from toolex.io.annotations import Annotation
 from toolex.report.validation import (
     credit_frame,
     goal_check,
-    gold_of,
     recorded_validations,
     tradeoff_frame,
 )
 from toolex.validate import validate
+from toolex.validate.gold import benchmark_gold
 
 
 def _sgd_like() -> Benchmark:
@@ -27,18 +27,18 @@ def _sgd_like() -> Benchmark:
     return Benchmark("sgd/x", queries, tools, "c" * 64)
 
 
-def test_gold_of_lists_same_intent_services_and_keeps_only_asked_queries():
-    gold = gold_of(_sgd_like(), ["q1"])
+def test_benchmark_gold_lists_same_intent_services_and_keeps_only_asked_queries():
+    gold = benchmark_gold(_sgd_like(), ["q1"])
     assert [g.query_id for g in gold] == ["q1"]
     assert gold[0].reference == ("Travel_1.FindAttractions",) and gold[0].category == "Travel"
     assert set(gold[0].acceptable) == {("Travel_1.FindAttractions",), ("Travel_2.FindAttractions",)}
     with pytest.raises(ValueError):
-        gold_of(Benchmark("toolret/x", [], {}, "d" * 64), [])
+        benchmark_gold(Benchmark("toolret/x", [], {}, "d" * 64), [])
 
 
 def _result(ours_extra: bool):
     bench = _sgd_like()
-    gold = gold_of(bench, ["q1", "q2"])
+    gold = benchmark_gold(bench, ["q1", "q2"])
     combos = (("Travel_1.FindAttractions",), ("Travel_2.FindAttractions",)) if ours_extra else \
         (("Travel_1.FindAttractions",),)
     ours = [Annotation("q1", "Travel", ("Travel_1.FindAttractions",), combos),

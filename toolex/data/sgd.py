@@ -246,9 +246,3 @@ def acceptable(benchmark: Benchmark) -> dict[str, list[list[str]]]:
                 combos.append(list(combo))
         out[q.id] = combos
     return out
-
-
-def gold_records(benchmark: Benchmark) -> list[dict[str, Any]]:
-    """The gold file's records: ``{"query_id", "acceptable"}`` per query."""
-    return [{"query_id": qid, "acceptable": combos} for qid, combos in acceptable(benchmark).items()]
-

@@ -18,26 +18,16 @@ from typing import Any
 
 import pandas as pd
 
-from toolex.data.records import Benchmark
-from toolex.data.registry import own_gold
 from toolex.report.artifacts import ensure_runs
 from toolex.report.context import Report, open_report
 from toolex.report.settings import DEFAULT_RETRIEVERS, ReportSettings
 from toolex.validate import ValidationResult, validate
-from toolex.validate.gold import GoldRecord
+from toolex.validate.gold import benchmark_gold
 
 #: The benchmark the kept validation reports on (calibration used the other SGD part).
 VALIDATION_BENCHMARK = "sgd/report"
 #: Queries of the smoke setting.
 SMOKE_QUERIES = 60
-
-
-def gold_of(benchmark: Benchmark, query_ids: Sequence[str]) -> list[GoldRecord]:
-    """The benchmark's own human ground truth for ``query_ids`` (benchmarks that carry one: ``sgd/*``)."""
-    keep = set(query_ids)
-    category = {q.id: q.category for q in benchmark.queries}
-    return [GoldRecord(qid, tuple(combos[0]), tuple(tuple(c) for c in combos), category[qid])
-            for qid, combos in own_gold(benchmark).items() if qid in keep]
 
 
 def validation_settings(judge: str = "offline", sample: int | None = None, smoke: bool = False,
@@ -55,7 +45,7 @@ def judge_validation(report: Report, bootstrap: int = 1000) -> ValidationResult:
     retrievers."""
     workspace, settings = report.workspace, report.settings
     runs = ensure_runs(settings.retrievers, workspace)
-    gold = gold_of(workspace.benchmarks[0], [q.id for q in workspace.queries])
+    gold = benchmark_gold(workspace.benchmarks[0], [q.id for q in workspace.queries])
     return validate(gold, report.annotated.annotations, runs, k=settings.k, bootstrap=bootstrap,
                     seed=settings.seed)
 
@@ -106,7 +96,7 @@ def keep_validation(folder: str | Path, runs: Mapping[str, str | Path], out: str
     manifest = artifacts.manifest()
     annotations = read_annotations(artifacts.annotations_path())
     benchmark = load_benchmark(manifest["benchmarks"][0]["name"])
-    gold = gold_of(benchmark, [a.query_id for a in annotations])
+    gold = benchmark_gold(benchmark, [a.query_id for a in annotations])
     result = validate(gold, annotations, dict(runs), k=k, bootstrap=bootstrap, seed=seed)
     judge = manifest.get("judge", {})
     record = {"label": label, "judge": judge.get("name"),

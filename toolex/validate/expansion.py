@@ -66,19 +66,18 @@ def expansion_summary(frame: pd.DataFrame) -> dict:
         "queries": len(frame),
         "queries_with_gold_alternatives": int((frame["gold_alternatives"] > 0).sum()),
         "queries_with_additions": int((frame["added"] > 0).sum()),
-        "combination": {
-            "recall": _share(total["matched"], total["gold_alternatives"]),
-            "precision": _share(total["matched"], total["added"]),
-            "gold_alternatives": total["gold_alternatives"],
-            "added": total["added"],
-            "matched": total["matched"],
-        },
-        "tool": {
-            "recall": _share(total["matched_tools"], total["gold_tools"]),
-            "precision": _share(total["matched_tools"], total["added_tools"]),
-            "gold_tools": total["gold_tools"],
-            "added_tools": total["added_tools"],
-            "matched_tools": total["matched_tools"],
-        },
+        "combination": _level(total, "matched", "gold_alternatives", "added"),
+        "tool": _level(total, "matched_tools", "gold_tools", "added_tools"),
         "notes": notes,
+    }
+
+
+def _level(total: dict[str, int], matched: str, gold: str, added: str) -> dict[str, float | int | None]:
+    """Recall and precision at one level (combinations or tools) with the counts behind them."""
+    return {
+        "recall": _share(total[matched], total[gold]),
+        "precision": _share(total[matched], total[added]),
+        gold: total[gold],
+        added: total[added],
+        matched: total[matched],
     }

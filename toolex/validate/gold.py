@@ -11,12 +11,14 @@ inside one is dropped, and a combination equal (as a set) to an earlier one is d
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolex.data.readers import is_id, read_keyed_jsonl, record_query_id
+from toolex.data.records import Benchmark
+from toolex.data.registry import own_gold
 from toolex.errors import InputError
 from toolex.io.annotations import Annotation
 from toolex.io.atomic import write_jsonl
@@ -118,3 +120,11 @@ def write_gold(records: Iterable[GoldRecord], path: str | Path) -> Path:
 def gold_annotations(records: Iterable[GoldRecord]) -> list[Annotation]:
     """Gold as annotations: ToolEq against them is ToolEq with the human-accepted combinations."""
     return [r.to_annotation() for r in records]
+
+
+def benchmark_gold(benchmark: Benchmark, query_ids: Sequence[str] | None = None) -> list[GoldRecord]:
+    """A benchmark's own human ground truth (``sgd/*`` carry one), for ``query_ids`` or all queries."""
+    keep = None if query_ids is None else set(query_ids)
+    category = {q.id: q.category for q in benchmark.queries}
+    return [GoldRecord(qid, tuple(combos[0]), tuple(tuple(c) for c in combos), category[qid])
+            for qid, combos in own_gold(benchmark).items() if keep is None or qid in keep]
