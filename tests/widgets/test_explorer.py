@@ -42,3 +42,20 @@ def test_controls_and_selection(data, plots):
     explorer.k.value = 1
     assert explorer.queries.value is None  # a refresh clears the selection, the inspector keeps its query
     assert inspector.query.value == "q2"
+
+
+@pytest.mark.parametrize("plots", [False, True])
+def test_no_retriever_selected_says_so_instead_of_failing(data, plots):
+    explorer = DeltaExplorer(data, QueryInspector(data), plots=plots)
+    explorer.retrievers.value = ()
+    assert "Select at least one retriever" in explorer.table.value
+    assert explorer.queries.options == () and explorer.summary.empty
+    explorer.retrievers.value = ("bm25",)
+    assert explorer.summary.retriever.tolist() == ["bm25"] and explorer.queries.options
+
+
+def test_pooled_category_is_named_and_the_list_shows_query_text(data):
+    explorer = DeltaExplorer(data, plots=False)
+    assert explorer.category.options[0] == ("all (query-weighted)", "all")
+    label, qid = explorer.queries.options[0]
+    assert label.startswith(f"{qid} · {data.queries[qid].text[:20]}")

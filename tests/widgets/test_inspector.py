@@ -12,7 +12,9 @@ def test_first_query_is_shown(data):
     assert inspector.query.value == "q1"
     assert "find weather then book a cab" in inspector.header.value
     assert "retrieve tools" in inspector.header.value  # the instruction
-    assert "<code>a</code>, <code>c</code>" in inspector.header.value  # C*
+    header = inspector.header.value  # C*: ids, names, one-line descriptions, documentation on demand
+    assert "<code>a</code> <b>name of a</b> — a" in header and "<code>c</code> <b>name of c</b>" in header
+    assert header.count("<details class='toolex-tool-doc'>") == 2
 
 
 def test_ranked_list_marks_ground_truth_and_equivalents(data):
@@ -53,3 +55,39 @@ def test_show_switches_query_and_reports_a_failed_decomposition(data):
     inspector.show("q2")
     assert "translate code" in inspector.header.value
     assert "Decomposition failed" in inspector.subqueries.value and "bad JSON" in inspector.subqueries.value
+
+
+def test_search_and_category_filter_the_picker(data):
+    inspector = QueryInspector(data)
+    assert [qid for _, qid in inspector.query.options] == ["q1", "q2"]
+    assert inspector.query.options[0][0] == "q1 · find weather then book a cab"
+    inspector.search.value = "translate"
+    assert [qid for _, qid in inspector.query.options] == ["q2"] and inspector.query.value == "q2"
+    assert "translate code" in inspector.header.value
+    inspector.search.value = ""
+    inspector.category.value = "web"
+    assert [qid for _, qid in inspector.query.options] == ["q1"]
+    inspector.search.value = "no such words"
+    assert inspector.query.value is None and "No query matches" in inspector.header.value
+    inspector.show("q2")  # opening a query hidden by the filter clears the filter
+    assert inspector.query.value == "q2" and inspector.category.value == "all"
+
+
+def test_explorer_category_drives_the_inspector_filter(data):
+    from toolex.widgets import DeltaExplorer
+
+    inspector = QueryInspector(data)
+    explorer = DeltaExplorer(data, inspector, plots=False)
+    explorer.category.value = "code"
+    assert [qid for _, qid in inspector.query.options] == ["q2"]
+
+
+def test_ranks_panel_places_reference_and_equivalents_in_every_run(data):
+    ranks = {e.tool_id: e for e in data.ranks("q1")}
+    assert list(ranks) == ["a", "c", "b"]
+    assert ranks["a"].ranks == {"bm25": None, "dense:minilm": 1}
+    assert ranks["b"].role == "equivalent of sub-query 1"
+    assert ranks["b"].ranks == {"bm25": 1, "dense:minilm": None}
+    html = QueryInspector(data).ranks.value
+    assert "<th style='text-align:left;padding:2px 6px'>dense:minilm</th>" in html
+    assert html.count("<tr") == 1 + 3 and "not retrieved" in html

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 CATEGORIES = ("code", "web", "customized")
+#: Documentation fields that hold a tool's free-text description, in order of preference.
+DESCRIPTION_KEYS = ("description", "api_description", "functionality", "func_description", "summary")
 
 
 def documentation_text(documentation: Any) -> str:
@@ -38,6 +40,23 @@ class Tool:
     @property
     def text(self) -> str:
         return documentation_text(self.documentation)
+
+    @property
+    def description(self) -> str:
+        """The free-text description (the documentation text when there is no description field)."""
+        doc = self.documentation
+        if isinstance(doc, dict):
+            for key in DESCRIPTION_KEYS:
+                value = doc.get(key)
+                if isinstance(value, str) and value.strip():
+                    return value.strip().strip('"').strip()
+        return self.text
+
+    def summary(self, width: int = 100) -> str:
+        """The description's first sentence on one line, cut at ``width`` characters."""
+        line = " ".join(self.description.split())
+        first = line.split(". ")[0]
+        return first if len(first) <= width else first[: width - 1].rstrip() + "…"
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,15 @@ class RankedTool:
     mark: str = ""
 
 
+@dataclass(frozen=True)
+class ToolRanks:
+    """Where one C* tool or verified equivalent falls in each retriever's run."""
+
+    tool_id: str
+    role: str
+    ranks: dict[str, int | None]
+
+
 @dataclass
 class InspectorData:
     """Everything the explorer and the inspector read; ``label`` names the data, judge and retrievers."""
@@ -109,6 +118,19 @@ class InspectorData:
             tool = self.tools.get(tool_id)
             rows.append(RankedTool(rank, tool_id, tool.name if tool else tool_id, score, mark))
         return rows
+
+    def ranks(self, query_id: str) -> list[ToolRanks]:
+        """Every C* tool and verified equivalent of the query with its rank in each retriever's whole run
+        (None: not retrieved at all)."""
+        roles: dict[str, str] = {t: "C*" for t in self.queries[query_id].reference}
+        for v in sorted(self.verified.get(query_id, []), key=lambda v: v.index):
+            for t in v.verified:
+                roles.setdefault(t, f"equivalent of sub-query {v.index + 1}")
+        positions = {name: {tool_id: rank for rank, (tool_id, _) in
+                            enumerate(ranked(run.get(query_id, {}), len(run.get(query_id, {}))), 1)}
+                     for name, run in self.runs.items()}
+        return [ToolRanks(t, role, {name: positions[name].get(t) for name in self.runs})
+                for t, role in roles.items()]
 
     def scores(self, retriever: str, query_id: str, k: int = 10) -> dict[str, float]:
         """The query's one-to-one and ToolEq NDCG / Recall / Comp at ``k``."""

@@ -11,10 +11,26 @@ import pandas as pd
 from toolex.metrics import NAMES, ONE_TO_ONE, TOOLEQ, Measure, long
 from toolex.metrics.long import ALL
 from toolex.metrics.measures import HEADLINE, KIND_LABEL
+from toolex.style import retriever_colour
 from toolex.widgets.data import InspectorData
 from toolex.widgets.inspector import QueryInspector
 
 KS = (1, 3, 5, 10, 20, 50, 100)
+#: The pooled row: every query of the selection counts once (a category with more queries weighs more).
+ALL_LABEL = "all (query-weighted)"
+NO_RETRIEVER = "<p class='toolex-explorer-empty'><b>Select at least one retriever</b> to see its scores.</p>"
+
+
+def category_options(data: InspectorData) -> list[tuple[str, str]]:
+    """The category filter's choices: the pooled row, then each category."""
+    return [(ALL_LABEL, ALL), *((c, c) for c in data.categories())]
+
+
+def query_label(data: InspectorData, query_id: str, note: str = "", width: int = 70) -> str:
+    """``<id> · <query text, cut>`` (and ``note``) as a list or picker shows a query."""
+    text = " ".join(data.queries[query_id].text.split()) if query_id in data.queries else ""
+    text = text if len(text) <= width else text[: width - 1].rstrip() + "…"
+    return f"{query_id} · {text}" + (f"  ({note})" if note else "")
 
 
 def scores(data: InspectorData, retrievers: Sequence[str], metric: str, k: int,
@@ -58,11 +74,12 @@ class DeltaExplorer:
         self.retrievers = widgets.SelectMultiple(options=names, value=tuple(names), description="retrievers")
         self.metric = widgets.Dropdown(options=list(NAMES), value=HEADLINE.name, description="metric")
         self.k = widgets.Dropdown(options=list(KS), value=k if k in KS else HEADLINE.k, description="K")
-        self.category = widgets.Dropdown(options=[ALL, *data.categories()], value=ALL, description="category")
+        self.category = widgets.Dropdown(options=category_options(data), value=ALL, description="category")
         self.queries = widgets.Select(options=[], rows=8, description="queries",
                                       layout=widgets.Layout(width="95%"))
         self.queries.add_class("toolex-explorer-queries")
         self.table = widgets.HTML()
+        self.table.add_class("toolex-explorer-table")
         self.bars = widgets.Output()
         self.scatter = widgets.Output()
         self.summary = pd.DataFrame()
@@ -78,7 +95,10 @@ class DeltaExplorer:
         self.queries.observe(self._selected, names="value")
         self.refresh()
 
-    def _changed(self, _change: dict) -> None:
+    def _changed(self, change: dict) -> None:
+        category = self.category.value
+        if self.inspector is not None and change.get("owner") is self.category:
+            self.inspector.follow(category)
         self.refresh()
 
     def _selected(self, change: dict) -> None:
@@ -88,13 +108,22 @@ class DeltaExplorer:
     def refresh(self) -> None:
         names, metric, k, category = list(self.retrievers.value), self.metric.value, int(self.k.value), \
             self.category.value
+        self.queries.unobserve(self._selected, names="value")
+        if not names:
+            self.summary, self.points = pd.DataFrame(), pd.DataFrame()
+            self.table.value = NO_RETRIEVER
+            self.queries.options = []
+            for out in (self.bars, self.scatter):
+                out.clear_output()
+            self.queries.observe(self._selected, names="value")
+            return
         self.summary = category_summary(self.data, names, metric, k, category)
         self.points = query_points(self.data, names, metric, k, category)
         self.table.value = self.summary.to_html(index=False, float_format=lambda v: f"{v:.2f}")
         first = self.points.drop_duplicates("query_id")
-        options = [(f"{r.query_id}  ({r.retriever}: {r.one_to_one:.2f} → {r.tooleq:.2f})", r.query_id)
+        options = [(query_label(self.data, r.query_id,
+                                f"{r.retriever}: {r.one_to_one:.2f} → {r.tooleq:.2f}"), r.query_id)
                    for r in first.itertuples()]
-        self.queries.unobserve(self._selected, names="value")
         self.queries.options = options
         self.queries.value = None
         self.queries.observe(self._selected, names="value")
@@ -106,24 +135,34 @@ class DeltaExplorer:
 
         for out in (self.bars, self.scatter):
             out.clear_output(wait=True)
+        key = Measure(metric, k).key
+        where = ALL_LABEL if category == ALL else category
         with self.bars:
             fig, ax = plt.subplots(figsize=(4.2, 3))
             x = range(len(self.summary))
-            ax.bar([i - 0.2 for i in x], self.summary.one_to_one, 0.4, label="one-to-one", color="tab:gray")
-            ax.bar([i + 0.2 for i in x], self.summary.tooleq, 0.4, label="ToolEq", color="tab:blue")
+            colours = [retriever_colour(r) for r in self.summary.retriever]
+            low = ax.bar([i - 0.2 for i in x], self.summary.one_to_one, 0.4, color=colours, alpha=0.4,
+                         label="one-to-one (light)")
+            high = ax.bar([i + 0.2 for i in x], self.summary.tooleq, 0.4, color=colours, label="ToolEq")
+            for bars in (low, high):
+                ax.bar_label(bars, fmt="%.1f", fontsize=6, padding=1)
             ax.set_xticks(list(x), list(self.summary.retriever), fontsize=8)
-            ax.set_ylabel(f"{Measure(metric, k).key} (%)")
-            ax.set_title(f"category: {category}", fontsize=9)
-            ax.legend(fontsize=7)
+            ax.set_ylabel(f"{key} (%)")
+            ax.set_ylim(0, 115)
+            ax.set_title(f"category: {where}", fontsize=9)
+            ax.legend(fontsize=7, loc="upper right")
+            fig.tight_layout()
             plt.show()
         with self.scatter:
             fig, ax = plt.subplots(figsize=(3.4, 3))
             for name, group in self.points.groupby("retriever", sort=False):
-                ax.scatter(group.one_to_one, group.tooleq, s=10, alpha=0.5, label=name)
+                ax.scatter(group.one_to_one, group.tooleq, s=10, alpha=0.5, label=name,
+                           color=retriever_colour(str(name)))
             ax.plot([0, 1], [0, 1], color="0.5", lw=0.7)
-            ax.set_xlabel(f"{KIND_LABEL[ONE_TO_ONE]} {Measure(metric, k).key}")
-            ax.set_ylabel(f"{KIND_LABEL[TOOLEQ]} {Measure(metric, k).key}")
+            ax.set_xlabel(f"{KIND_LABEL[ONE_TO_ONE]} {key}")
+            ax.set_ylabel(f"{KIND_LABEL[TOOLEQ]} {key}")
             ax.legend(fontsize=7)
+            fig.tight_layout()
             plt.show()
 
     def _ipython_display_(self) -> None:  # pragma: no cover - display hook

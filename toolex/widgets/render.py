@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from html import escape
 
 from toolex.metrics import NAMES
@@ -19,15 +20,35 @@ def _table(header: list[str], rows: list[list[str]], styles: list[str] | None = 
     return f"<table style='border-collapse:collapse;font-size:12px'><tr>{head}</tr>{''.join(body)}</table>"
 
 
+def tool_html(data: InspectorData, tool_id: str, documentation: bool = True) -> str:
+    """A tool as people judge it: id, name, one-line description and, on demand, the full documentation."""
+    tool = data.tools.get(tool_id)
+    if tool is None:
+        return f"<code>{escape(tool_id)}</code> <i>(not in the tool pool)</i>"
+    html = (f"<span class='toolex-tool'><code>{escape(tool_id)}</code> <b>{escape(tool.name)}</b> — "
+            f"{escape(tool.summary())}</span>")
+    if documentation:
+        html += (f"<details class='toolex-tool-doc'><summary>documentation</summary>"
+                 f"<pre style='white-space:pre-wrap;font-size:11px'>{escape(_pretty(tool.documentation))}"
+                 f"</pre></details>")
+    return html
+
+
+def _pretty(documentation: object) -> str:
+    if isinstance(documentation, str):
+        return documentation
+    return json.dumps(documentation, indent=1, ensure_ascii=False)
+
+
 def query_html(data: InspectorData, query_id: str) -> str:
     """The query, its instruction, category and C*."""
     q = data.queries[query_id]
-    tools = ", ".join(f"<code>{escape(t)}</code>" for t in q.reference)
+    tools = "".join(f"<li>{tool_html(data, t)}</li>" for t in q.reference)
     return (f"<div class='toolex-query-header'><h3>{escape(query_id)}</h3>"
             f"<p><b>Query:</b> {escape(q.text)}</p>"
             f"<p><b>Instruction:</b> {escape(q.instruction or '—')}</p>"
             f"<p><b>Category:</b> {escape(q.category)} · <b>subset:</b> {escape(q.subset or '—')}</p>"
-            f"<p><b>C* (ground truth):</b> {tools}</p></div>")
+            f"<p><b>C* (ground truth):</b></p><ul>{tools}</ul></div>")
 
 
 def subqueries_html(data: InspectorData, query_id: str, top: int = 20) -> str:
@@ -41,7 +62,7 @@ def subqueries_html(data: InspectorData, query_id: str, top: int = 20) -> str:
     parts = []
     for s in d.subqueries:
         parts.append(f"<h4>Sub-query {s.index + 1}: {escape(s.text)}</h4>"
-                     f"<p>reference tool <code>{escape(s.reference_tool)}</code></p>")
+                     f"<p>reference tool {tool_html(data, s.reference_tool, documentation=False)}</p>")
         v = sets.get(s.index)
         if v is None:
             parts.append("<p>No Stage 2 record.</p>")
@@ -50,7 +71,7 @@ def subqueries_html(data: InspectorData, query_id: str, top: int = 20) -> str:
         for c in sorted(v.candidates, key=lambda c: (c.rank == 0, c.rank))[:top]:
             verdict = ("reference" if c.tool_id == v.reference_tool else "judge failed"
                        if c.verdict.equivalent is None else "equivalent" if c.verdict.equivalent else "no")
-            rows.append([str(c.rank or "—"), f"<code>{escape(c.tool_id)}</code>", escape(verdict),
+            rows.append([str(c.rank or "—"), tool_html(data, c.tool_id), escape(verdict),
                          escape(c.verdict.reason)])
             styles.append(COLOURS[GROUND_TRUTH] if verdict == "reference" else
                           COLOURS[EQUIVALENT] if verdict == "equivalent" else "")
@@ -67,7 +88,8 @@ def combinations_html(data: InspectorData, query_id: str) -> str:
     for c in a.combinations:
         result = "C*" if c.is_reference else "valid" if c.valid else (
             "judge failed" if c.verdict.equivalent is None else "rejected")
-        rows.append([", ".join(f"<code>{escape(t)}</code>" for t in c.tools), f"{c.rrf:.4f}", escape(result),
+        rows.append(["<br>".join(tool_html(data, t, documentation=False) for t in c.tools), f"{c.rrf:.4f}",
+                     escape(result),
                      escape(c.verdict.reason)])
         styles.append(COLOURS[GROUND_TRUTH] if c.is_reference else COLOURS[EQUIVALENT] if c.valid else "")
     summary = (f"<p>{len(a.combinations)} combinations audited (product of verified sets: {a.product_size}); "
@@ -81,13 +103,22 @@ def ranking_html(data: InspectorData, retriever: str, query_id: str, k: int = 10
     score_rows = [[f"{m}@{k}", f"{scores[f'one_to_one_{m}']:.3f}", f"{scores[f'tooleq_{m}']:.3f}"]
                   for m in NAMES]
     ranking = data.ranking(retriever, query_id, k)
-    rows = [[str(r.rank), f"<code>{escape(r.tool_id)}</code>", escape(r.name), f"{r.score:.4f}",
-             escape(r.mark)]
-            for r in ranking]
+    rows = [[str(r.rank), tool_html(data, r.tool_id), f"{r.score:.4f}", escape(r.mark)] for r in ranking]
     legend = (f"<p><span style='background:{COLOURS[GROUND_TRUTH]}'>&nbsp;ground truth (C*)&nbsp;</span> "
               f"<span style='background:{COLOURS[EQUIVALENT]}'>&nbsp;verified equivalent&nbsp;</span></p>")
     return (f"<div class='toolex-scores'><h4>{escape(retriever)} — scores of this query</h4>"
             + _table(["metric", "one-to-one", "ToolEq"], score_rows) + "</div>"
             + f"<h4>{escape(retriever)} — top {k}</h4>" + legend
-            + _table(["rank", "tool", "name", "score", "mark"], rows,
+            + _table(["rank", "tool", "score", "mark"], rows,
                      [COLOURS.get(r.mark, "") for r in ranking]))
+
+
+def ranks_html(data: InspectorData, query_id: str) -> str:
+    """Where each C* tool and verified equivalent falls in every retriever's whole run (beyond K)."""
+    entries = data.ranks(query_id)
+    names = list(data.runs)
+    rows = [[tool_html(data, e.tool_id, documentation=False), escape(e.role),
+             *("—" if e.ranks[n] is None else str(e.ranks[n]) for n in names)] for e in entries]
+    styles = [COLOURS[GROUND_TRUTH] if e.role == "C*" else COLOURS[EQUIVALENT] for e in entries]
+    note = "<p><small>Rank in each retriever's whole run; — : not retrieved.</small></p>"
+    return ("<div class='toolex-ranks'>" + _table(["tool", "role", *names], rows, styles) + note + "</div>")

@@ -34,7 +34,6 @@ FEATURES = ("description_cosine", "documentation_cosine", "name_overlap", "param
 EXPECTED_SIGNS = {"description_cosine": 1, "documentation_cosine": 1, "name_overlap": 1,
                   "parameter_overlap": 1,
                   "required_overlap": 1, "same_platform": -1, "subquery_fit": 1}
-_DESCRIPTION_KEYS = ("description", "api_description", "functionality", "func_description", "summary")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -48,13 +47,7 @@ class TextEncoder(Protocol):
 
 def tool_description(tool: Tool) -> str:
     """The free-text description of a tool (its documentation text when there is no description field)."""
-    doc = tool.documentation
-    if isinstance(doc, dict):
-        for key in _DESCRIPTION_KEYS:
-            value = doc.get(key)
-            if isinstance(value, str) and value.strip():
-                return value.strip().strip('"').strip()
-    return tool.text
+    return tool.description
 
 
 def words(name: str) -> set[str]:
