@@ -21,12 +21,20 @@ help: ## list every target
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_.-]+:.*## / {printf "  \033[1m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 	@echo "  settings: TOOLEX_DATA=$(TOOLEX_DATA) SMOKE=$(SMOKE) JUDGE=$(JUDGE)"
 
-setup: $(STAMP) ## create .venv and install toolex with its extras (EXTRAS=dev)
+setup: $(STAMP) notebook-filter ## create .venv and install toolex with its extras (EXTRAS=dev)
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q -e ".[$(EXTRAS)]"
 	touch $@
+
+# Opening, running or autosaving a notebook must not change what git sees (see .gitattributes).
+notebook-filter: $(STAMP) ## register the git filter that strips outputs and kernel metadata from notebooks
+	@if git rev-parse --git-dir >/dev/null 2>&1; then \
+	  git config filter.toolex-notebook.clean "$(abspath $(PY)) -m toolex.report.notebook_filter" && \
+	  git config filter.toolex-notebook.smudge cat && \
+	  git config filter.toolex-notebook.required true && \
+	  git config diff.toolex-notebook.textconv "$(abspath $(PY)) -m toolex.report.notebook_filter"; fi
 
 test: setup ## run the test suite (the command CI runs)
 	$(PY) -m pytest -q -ra
@@ -49,4 +57,4 @@ clean: ## remove generated outputs (build/, figures, tables); caches stay
 
 -include mk/*.mk
 
-.PHONY: help setup test lint paper paper-check bench clean
+.PHONY: help setup notebook-filter test lint paper paper-check bench clean

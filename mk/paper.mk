@@ -23,5 +23,5 @@ test-browser: ## Voila serves the query inspector, headless chromium drives it (
 browser-deps: ## install Debian's chromium for the browser tests (apt-get; no browser download)
 	test -x $(CHROMIUM) || ($(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium)
 
-inspector: ## serve the query inspector notebook with Voila on 127.0.0.1 (port INSPECTOR_PORT, 8866)
-	cd notebooks && ../$(PY) -m voila 08_query_inspector.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(INSPECTOR_PORT)
+inspector: ## serve the query inspector with Voila on 127.0.0.1 (INSPECTOR_PORT, 8866); idle kernels culled after 120 s
+	$(PY) -m toolex.widgets.serve --port=$(INSPECTOR_PORT)

@@ -7,12 +7,13 @@ TOOLEX_REQUIRE_BROWSER=1 (CI). ``make test-browser`` runs it alone.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.requirements import skip_unless_required
-from tests.widgets.voila import free_port, serve
+from tests.widgets.voila import serve
 from toolex import paths
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -29,17 +30,30 @@ def _chromium():
                              "TOOLEX_REQUIRE_BROWSER")
 
 
-_free_port = free_port
+CULL_S = 6  # short, so the test sees a closed tab's kernel culled
 
 
 @pytest.fixture
 def voila(tmp_path):
     env = {**os.environ, "SMOKE": "1", "JUDGE": "offline"}
-    with serve(paths.ROOT / "notebooks" / "08_query_inspector.ipynb", env, tmp_path / "voila.log") as url:
-        yield url
+    with serve(paths.ROOT / "notebooks" / "08_query_inspector.ipynb", env, tmp_path / "voila.log",
+               cull_s=CULL_S) as served:
+        yield served
 
 
-def test_selecting_a_query_changes_the_inspector(voila):
+def _texts(select) -> list[str]:
+    """The option labels of a widget's <select> (the widget renders spaces as no-break spaces)."""
+    return [t.replace("\xa0", " ") for t in select.locator("option").all_inner_texts()]
+
+
+def _header_shows(page, query_id: str) -> None:
+    page.wait_for_function("q => document.querySelector('.toolex-inspector-header h3').innerText === q",
+                           arg=query_id, timeout=30_000)
+
+
+def test_the_inspector_answers_what_people_ask(voila):
+    """Picker, search, names, ranks panel, explorer → inspector, empty selection; a closed tab's kernel is
+    culled."""
     from playwright.sync_api import sync_playwright
 
     shots = paths.build_dir() / "screenshots"
@@ -48,29 +62,58 @@ def test_selecting_a_query_changes_the_inspector(voila):
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1800})
-            page.goto(voila, timeout=60_000)
+            page.goto(voila.url, timeout=60_000)
             select = page.locator(".toolex-query-select select")
             select.wait_for(timeout=240_000)
+            assert voila.kernels() == 1
             header = page.locator(".toolex-inspector-header")
-            labels = select.locator("option").all_inner_texts()
-            assert len(labels) > 3
-            assert labels[0] in header.inner_text()
-            # 1. the inspector's own query picker
-            select.select_option(label=labels[3])
-            page.wait_for_function("q => document.querySelector('.toolex-inspector-header')"
-                                   ".innerText.includes(q)",
-                                   arg=labels[3], timeout=30_000)
-            assert labels[0] not in header.locator("h3").inner_text()
-            # 2. a query selected in the explorer's list opens in the inspector
+            labels = _texts(select)
+            assert len(labels) > 3 and all(" · " in label for label in labels)  # id · query text
+            ids = [label.split(" · ")[0] for label in labels]
+            assert header.locator("h3").inner_text() == ids[0]
+            # 1. the picker: choosing a query changes every panel
+            select.select_option(index=3)
+            _header_shows(page, ids[3])
+            # 2. tools carry names and one-line descriptions, the documentation opens on demand
+            tool = header.locator(".toolex-tool").first
+            tool_id = tool.locator("code").inner_text()
+            assert " — " in tool.inner_text() and len(tool.inner_text()) > len(tool_id) + 5
+            doc = header.locator("details.toolex-tool-doc").first
+            doc.locator("summary").click()
+            assert doc.locator("pre").is_visible()
+            # 3. search by words of the query text
+            words = labels[5].split(" · ", 1)[1].split()[:2]
+            page.locator(".toolex-query-search input").fill(" ".join(words))
+            page.wait_for_function("n => document.querySelectorAll('.toolex-query-select option').length < n",
+                                   arg=len(labels), timeout=30_000)
+            found = _texts(select)
+            assert found and all(all(w.lower() in f.lower() for w in words) for f in found)
+            page.locator(".toolex-query-search input").fill("")
+            # 4. the ranks panel places C* and equivalents in every retriever's run
+            page.get_by_text("ranks beyond K").click()
+            ranks = page.locator(".toolex-inspector-ranks")
+            ranks.wait_for(timeout=30_000)
+            assert "C*" in ranks.inner_text() and "bm25" in ranks.inner_text()
+            page.get_by_text("ranked list").first.click()
+            # 5. a query selected in the explorer's list opens in the inspector
             listed = page.locator(".toolex-explorer-queries select")
-            choice = listed.locator("option").nth(0).inner_text().split()[0]
+            choice = _texts(listed)[0].split(" · ")[0]
             listed.select_option(index=0)
-            page.wait_for_function("q => document.querySelector('.toolex-inspector-header h3').innerText === "
-                                   "q",
-                                   arg=choice, timeout=30_000)
+            _header_shows(page, choice)
             ranking = page.locator(".toolex-inspector-ranking").inner_text()
             assert "one-to-one" in ranking and "ToolEq" in ranking
             page.screenshot(path=str(shots / "query_inspector.png"), full_page=True)
+            # 6. no retriever selected: a message, not a traceback
+            retrievers = page.locator(".widget-select-multiple select").first
+            retrievers.select_option([])
+            page.locator(".toolex-explorer-empty").wait_for(timeout=30_000)
+            assert "Traceback" not in page.content() and "AttributeError" not in page.content()
+            # 7. closing the tab (no beforeunload) leaves a kernel that the culler stops
+            page.close()
+            deadline = time.time() + 10 * CULL_S
+            while voila.kernels() and time.time() < deadline:
+                time.sleep(1)
+            assert voila.kernels() == 0
         finally:
             browser.close()
     assert (shots / "query_inspector.png").stat().st_size > 10_000

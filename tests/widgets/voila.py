@@ -5,13 +5,29 @@ from __future__ import annotations
 import contextlib
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
 import pytest
+
+from toolex.widgets.serve import CULL_S, voila_command
+
+
+@dataclass(frozen=True)
+class Served:
+    """A running Voila: its URL and process id."""
+
+    url: str
+    pid: int
+
+    def kernels(self) -> int:
+        """How many kernels the server keeps running."""
+        children = psutil.Process(self.pid).children(recursive=True)
+        return sum(1 for c in children if "ipykernel_launcher" in " ".join(c.cmdline()))
 
 
 def free_port() -> int:
@@ -21,14 +37,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(notebook: Path, env: Mapping[str, str], log_path: Path, wait_s: float = 60) -> Iterator[str]:
-    """The URL of ``notebook`` served by Voila (its log in ``log_path``); the server stops on exit."""
+def serve(notebook: Path, env: Mapping[str, str], log_path: Path, wait_s: float = 60,
+          cull_s: int = CULL_S) -> Iterator[Served]:
+    """``notebook`` served by Voila as ``make inspector`` serves it (log in ``log_path``); stops on exit."""
     port = free_port()
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
-             "--Voila.ip=127.0.0.1", "--show_tracebacks=True"],
-            cwd=notebook.parent, env=dict(env), stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(voila_command(notebook, port, cull_s), cwd=notebook.parent, env=dict(env),
+                                stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}/"
         try:
             deadline = time.time() + wait_s
@@ -40,7 +55,7 @@ def serve(notebook: Path, env: Mapping[str, str], log_path: Path, wait_s: float 
                     if proc.poll() is not None:
                         pytest.fail(f"voila exited: {log_path.read_text()[-2000:]}")
                     time.sleep(0.5)
-            yield url
+            yield Served(url, proc.pid)
         finally:
             proc.terminate()
             try:

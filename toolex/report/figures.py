@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from toolex.report.rank_cdf import SERIES
+from toolex.style import retriever_colour
 
 
 def delta_bars(results: pd.DataFrame, metric: str = "ndcg@10", level: str = "query",
@@ -22,9 +23,10 @@ def delta_bars(results: pd.DataFrame, metric: str = "ndcg@10", level: str = "que
     x = np.arange(len(categories))
     for i, name in enumerate(retrievers):
         part = rows[rows.retriever == name].set_index("category").reindex(categories)
-        ax.bar(x + (2 * i) * width, part.one_to_one, width, label=f"{name} one-to-one", color=f"C{i}",
+        colour = retriever_colour(name)
+        ax.bar(x + (2 * i) * width, part.one_to_one, width, label=f"{name} one-to-one", color=colour,
                alpha=0.4)
-        ax.bar(x + (2 * i + 1) * width, part.tooleq, width, label=f"{name} ToolEq", color=f"C{i}")
+        ax.bar(x + (2 * i + 1) * width, part.tooleq, width, label=f"{name} ToolEq", color=colour)
     ax.set_xticks(x + width * (2 * len(retrievers) - 1) / 2, categories)
     ax.set_ylabel(f"{metric} (%)")
     ax.set_title(title or f"One-to-one vs ToolEq, {metric}, {level} level")

@@ -41,8 +41,7 @@ class QueryInspector:
         self.ranks = widgets.HTML()
         self.ranks.add_class("toolex-inspector-ranks")
         tabs = widgets.Tab(children=[self.ranking, self.ranks, self.subqueries, self.combinations])
-        titles = ("ranked list", "ranks of C* and equivalents", "sub-queries and verdicts",
-                  "combinations and audit")
+        titles = ("ranked list", "ranks beyond K", "verdicts", "audit")  # tabs fit ~18 characters
         for i, title in enumerate(titles):
             tabs.set_title(i, title)
         self.widget = widgets.VBox([widgets.HTML(f"<small>{data.label}</small>"),
