@@ -12,11 +12,16 @@ hold literal paths:
 | ``TOOLEX_BUILD``    | ``<repo>/build``                 | executed notebooks                            |
 | ``TOOLEX_FIGURES``  | ``<repo>/figures``               | generated figures (PNG, PDF)                  |
 | ``TOOLEX_TABLES``   | ``<repo>/tables``                | generated tables (CSV, Markdown, LaTeX)       |
+
+``figures/`` and ``tables/`` hold what ``make paper`` made. A notebook run by hand in Jupyter (a kernel that
+the runner did not start, with no ``TOOLEX_FIGURES`` / ``TOOLEX_TABLES`` set) writes under
+``build/interactive/`` instead, and says so, so exploring with other parameters never overwrites them.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,12 +57,33 @@ def build_dir() -> Path:
     return _env_path("TOOLEX_BUILD", ROOT / "build")
 
 
+#: Set by ``make paper``'s runner in the kernels it starts: their outputs are the paper's.
+PAPER_RUN = "TOOLEX_PAPER_RUN"
+_warned: set[str] = set()
+
+
+def interactive() -> bool:
+    """True inside a Jupyter kernel that ``make paper`` did not start."""
+    return "ipykernel" in sys.modules and os.environ.get(PAPER_RUN) != "1"
+
+
+def _output_dir(variable: str, name: str) -> Path:
+    if os.environ.get(variable) or not interactive():
+        return _env_path(variable, ROOT / name)
+    folder = build_dir() / "interactive" / name
+    if name not in _warned:
+        _warned.add(name)
+        print(f"[toolex] interactive run: {name} go to {folder}, not {ROOT / name} (make paper writes those)",
+              file=sys.stderr)
+    return folder
+
+
 def figures_dir() -> Path:
-    return _env_path("TOOLEX_FIGURES", ROOT / "figures")
+    return _output_dir("TOOLEX_FIGURES", "figures")
 
 
 def tables_dir() -> Path:
-    return _env_path("TOOLEX_TABLES", ROOT / "tables")
+    return _output_dir("TOOLEX_TABLES", "tables")
 
 
 DATA_PREFIX = "$TOOLEX_DATA/"

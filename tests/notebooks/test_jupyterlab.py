@@ -43,7 +43,8 @@ def server(tmp_path_factory):
     log = (root / "server.log").open("w")  # noqa: SIM115 - closed after the server stops
     proc = subprocess.Popen([sys.executable, "-m", "jupyter_server", f"--ServerApp.port={port}",
                              "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
-                             f"--ServerApp.root_dir={root}", "--ServerApp.open_browser=False", "--allow-root"],
+                             f"--ServerApp.root_dir={root}", "--ServerApp.open_browser=False",
+                             "--allow-root"],
                             stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

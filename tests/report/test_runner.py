@@ -35,3 +35,21 @@ def test_a_failing_notebook_stops_the_run_with_a_non_zero_status(tmp_path, monke
     assert (build / "notebooks" / "01_ok.ipynb").exists()
     assert not (build / "notebooks" / "03_never.ipynb").exists()
     assert runner.main(["--smoke", "1", "--judge", "local", "--only", "01"]) == 0
+
+
+def test_executed_copies_are_trusted_and_their_kernels_write_the_paper_folders(tmp_path, monkeypatch):
+    from nbformat.sign import NotebookNotary
+
+    for name in ("SMOKE", "JUDGE", runner.paths.PAPER_RUN, "TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS"):
+        monkeypatch.delenv(name, raising=False)  # restored after the test: the runner sets them
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "jupyter"))  # a private trust database
+    notebooks, build = tmp_path / "notebooks", tmp_path / "build"
+    notebooks.mkdir()
+    _write(notebooks, "01_where.ipynb", "from toolex import paths\n"
+                                       "assert paths.figures_dir() == paths.ROOT / 'figures'\n"
+                                       "print('figures', paths.figures_dir())")
+    monkeypatch.setenv("TOOLEX_BUILD", str(build))
+    monkeypatch.setattr(runner.paths, "ROOT", tmp_path)
+    assert runner.main(["--smoke", "1"]) == 0
+    executed = nbformat.read(build / "notebooks" / "01_where.ipynb", as_version=4)
+    assert NotebookNotary().check_signature(executed)

@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from toolex import paths
 
@@ -29,7 +30,7 @@ def voila_command(notebook: Path = INSPECTOR, port: int = 8866, cull_s: int = CU
             "--MappingKernelManager.cull_connected=False"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> NoReturn:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8866)
     parser.add_argument("--cull-s", type=int, default=CULL_S, help="idle seconds before a kernel is culled")
@@ -38,8 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = voila_command(args.notebook.resolve(), args.port, args.cull_s)
     os.chdir(args.notebook.resolve().parent)
     os.execv(command[0], command)
-    return 0  # pragma: no cover - execv does not return
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()
