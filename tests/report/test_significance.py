@@ -41,3 +41,12 @@ def test_interval_covers_the_mean_and_is_seeded():
 def test_empty_input_gives_nan():
     assert np.isnan(randomisation_p([], []))
     assert all(np.isnan(v) for v in bootstrap_ci([], []))
+
+
+def test_a_p_value_at_the_floor_of_the_test_prints_as_a_bound():
+    from toolex.report.significance import p_label
+
+    assert p_label(1 / 10_001, 10_000) == "< 1e-4"
+    assert p_label(0.0002, 10_000) == "0.0002"
+    assert p_label(1 / 1_001, 1_000) == "< 1e-3"
+    assert p_label(float("nan"), 10_000) == ""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -12,7 +13,19 @@ import pandas as pd
 from toolex.metrics import ONE_TO_ONE, TOOLEQ, long
 from toolex.report.results import category_label
 
-COLUMNS = ["level", "retriever", "category", "metric", "queries", "delta", "ci_low", "ci_high", "p_value"]
+COLUMNS = ["level", "retriever", "category", "metric", "queries", "delta", "ci_low", "ci_high", "p_value",
+           "p", "resamples"]
+
+
+def p_label(p_value: float, resamples: int) -> str:
+    """A p-value as printed: at the floor of the test (1 / (resamples + 1), no resample as extreme as the
+    observed difference) it reads ``< 1e-4`` for 10,000 resamples, as the test cannot resolve below it."""
+    if math.isnan(p_value):
+        return ""
+    floor = 1 / (resamples + 1)
+    if p_value <= floor * (1 + 1e-9):
+        return f"< {1 / resamples:.0e}".replace("e-0", "e-")
+    return f"{p_value:.4f}"
 
 
 @dataclass(frozen=True)
@@ -79,5 +92,6 @@ def delta_significance(scores: pd.DataFrame, resamples: int = 10_000, seed: int 
                 test = paired_test(part[ONE_TO_ONE].to_numpy(), part[TOOLEQ].to_numpy(), resamples, seed=seed)
                 rows.append({"level": level, "retriever": system, "category": name, "metric": measure,
                              "queries": test.n, "delta": 100 * test.mean, "ci_low": 100 * test.low,
-                             "ci_high": 100 * test.high, "p_value": test.p_value})
+                             "ci_high": 100 * test.high, "p_value": test.p_value,
+                             "p": p_label(test.p_value, resamples), "resamples": resamples})
     return pd.DataFrame(rows, columns=COLUMNS)
