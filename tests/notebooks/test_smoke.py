@@ -11,12 +11,13 @@ import pytest
 
 from tests.notebooks import expected
 from toolex.report import runner
+from toolex.report.layout import STRICT
 
 pytestmark = pytest.mark.notebooks
 
 FIGURES = ("01_subqueries_per_query", "02_equivalent_ranks", "03_combinations_before_after",
            "04_delta_ndcg_query", "04_delta_ndcg_subquery_oracle", "05_finetuning_illusion_paper",
-           "06_rank_cdf",
+           "06_rank_cdf", "figure5_doc_lengths",
            "09_validation_errors", "09_cascade_tradeoff")
 TABLES = ("01_decomposition_counts", "02_verification", "03_table1_beside_paper", "03_table1_per_judge",
           "03_judge_agreement", "04_table2_ndcg",
@@ -27,6 +28,7 @@ TABLES = ("01_decomposition_counts", "02_verification", "03_table1_beside_paper"
 def test_smoke_run(tmp_path, monkeypatch):
     for name in ("BUILD", "FIGURES", "TABLES"):
         monkeypatch.setenv(f"TOOLEX_{name}", str(tmp_path / name.lower()))
+    monkeypatch.setenv(STRICT, "1")  # a figure whose texts overlap or leave the canvas fails its notebook
     record = runner.run_all(smoke=True, judge="offline")
     assert record["ok"] and len(record["notebooks"]) == len(runner.notebooks())
     assert json.loads((tmp_path / "build" / "notebooks" / "runner.json").read_text())["ok"]

@@ -83,16 +83,25 @@ def read_table(stem: str, folder: str | Path | None = None) -> pd.DataFrame:
 
 
 def save_figure(fig: Any, stem: str, footer: str, folder: str | Path | None = None) -> dict[str, Path]:
-    """Add the provenance footer to a matplotlib figure and save it as PNG and PDF under the figures
-    folder."""
+    """Lay the figure out above a provenance footer, check that no text overlaps another or leaves the canvas
+    (:mod:`toolex.report.layout`), and save it as PNG (150 dpi) and PDF under the figures folder."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    from toolex.report.layout import check_layout
+
     out = Path(folder) if folder else paths.figures_dir()
     out.mkdir(parents=True, exist_ok=True)
     width, height = fig.get_size_inches()
     wrapped = "\n".join(textwrap.wrap(footer, max(40, int(width * 18))))
     lines = wrapped.count("\n") + 1
-    line = 8.5 / 72 / height  # one footer line as a fraction of the figure height
-    fig.subplots_adjust(bottom=fig.subplotpars.bottom + lines * line + 0.02)
+    reserved = (lines * 8.5 + 8) / 72 / height  # the footer's lines and a gap, as a fraction of the height
+    engine = fig.get_layout_engine()
+    if isinstance(engine, ConstrainedLayoutEngine):
+        engine.set(rect=(0, reserved, 1, 1 - reserved / 8))
+    else:
+        fig.tight_layout(rect=(0, reserved, 1, 1))
     fig.text(0.01, 0.01, wrapped, fontsize=6.5, color="0.35", ha="left", va="bottom")
+    check_layout(fig, stem)
     written = {"png": out / f"{stem}.png", "pdf": out / f"{stem}.pdf"}
     fig.savefig(written["png"], dpi=150)
     fig.savefig(written["pdf"], metadata={"Subject": footer})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -11,6 +12,22 @@ import pandas as pd
 from toolex.report.rank_cdf import SERIES
 from toolex.style import retriever_colour
 
+#: Levels of the Δ figures, as a reader names them.
+LEVELS = {"query": "query level", "subquery_oracle": "sub-query level (oracle sub-queries)"}
+
+
+def set_title(ax: Any, text: str, size: float = 10) -> None:
+    """A title from the axes' left edge, wrapped to most of the figure's width: never clipped by the canvas
+    and clear of the tick labels, whatever room the layout later gives the legend."""
+    width_in = 0.75 * ax.get_figure().get_size_inches()[0]
+    lines = textwrap.wrap(text, max(24, int(width_in * 72 / (0.55 * size))))
+    ax.set_title("\n".join(lines), fontsize=size, loc="left")
+
+
+def _legend_beside(ax: Any) -> None:
+    """The legend right of the axes, where it covers no data (the layout makes room for it)."""
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+
 
 def delta_bars(results: pd.DataFrame, metric: str = "ndcg@10", level: str = "query",
                title: str = "") -> Any:
@@ -18,7 +35,7 @@ def delta_bars(results: pd.DataFrame, metric: str = "ndcg@10", level: str = "que
     rows = results[(results.metric == metric) & (results.level == level)]
     retrievers = list(dict.fromkeys(rows.retriever))
     categories = list(dict.fromkeys(rows.category))
-    fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(categories) * max(1, len(retrievers)) / 2, 3.6))
+    fig, ax = plt.subplots(figsize=(max(4.8, 1.8 + 1.6 * len(categories) * max(1, len(retrievers)) / 2), 4.2))
     width = 0.8 / (2 * max(1, len(retrievers)))
     x = np.arange(len(categories))
     for i, name in enumerate(retrievers):
@@ -29,9 +46,10 @@ def delta_bars(results: pd.DataFrame, metric: str = "ndcg@10", level: str = "que
         ax.bar(x + (2 * i + 1) * width, part.tooleq, width, label=f"{name} ToolEq", color=colour)
     ax.set_xticks(x + width * (2 * len(retrievers) - 1) / 2, categories)
     ax.set_ylabel(f"{metric} (%)")
-    ax.set_title(title or f"One-to-one vs ToolEq, {metric}, {level} level")
-    ax.set_ylim(0, 1.3 * float(np.nanmax(rows[["one_to_one", "tooleq"]].to_numpy(), initial=1.0)))
-    ax.legend(fontsize=7, ncols=2, loc="upper left")
+    set_title(ax, title or f"One-to-one vs ToolEq, {metric}, {LEVELS.get(level, level)}")
+    top = float(np.nanmax(rows[["one_to_one", "tooleq"]].to_numpy(), initial=1.0))
+    ax.set_ylim(0, 100 if top <= 100 else 1.05 * top)  # a percentage axis ends at 100
+    _legend_beside(ax)
     return fig
 
 
@@ -49,8 +67,8 @@ def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the b
     ax.set_xticks(x, [f"{b}\n→ {t}" for b, t in zip(gains.base, gains.fine_tuned)], fontsize=7)
     ax.axhline(0, color="black", lw=0.6)
     ax.set_ylabel("NDCG@10 gain (points)")
-    ax.set_title(title)
-    ax.legend(fontsize=7)
+    set_title(ax, title)
+    _legend_beside(ax)
     return fig
 
 
@@ -64,19 +82,22 @@ def rank_cdf_plot(table: pd.DataFrame, title: str, cutoff: int = 10) -> Any:
     ax.set_xlabel("best rank (log scale)")
     ax.set_ylabel("queries with rank ≤ r (%)")
     ax.set_ylim(0, 100)
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="lower right")
+    set_title(ax, title)
+    _legend_beside(ax)
     return fig
 
 
 def histogram(values: pd.Series, title: str, xlabel: str) -> Any:
     """Integer-valued histogram (counts per value)."""
+    from matplotlib.ticker import MaxNLocator
+
     counts = values.value_counts().sort_index()
-    fig, ax = plt.subplots(figsize=(5, 3.2))
-    ax.bar(counts.index.astype(str), counts.to_numpy(), color="tab:blue")
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    ax.bar(counts.index.to_numpy(dtype=float), counts.to_numpy(), width=0.8, color="tab:blue")
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=12, integer=True))  # never one label per bar
     ax.set_xlabel(xlabel)
     ax.set_ylabel("count")
-    ax.set_title(title)
+    set_title(ax, title)
     return fig
 
 
@@ -112,6 +133,6 @@ def tradeoff_curve(curve: pd.DataFrame, title: str, goal: tuple[float, float] = 
     ax.axhline(100 * goal[1], color="grey", ls=":", lw=1, label="goal (≤ 20 % sent, ≥ 95 % agreement)")
     ax.set_xlabel("verdicts sent to the LLM (%)")
     ax.set_ylabel("agreement with LLM-only (%)")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="lower right")
+    set_title(ax, title)
+    _legend_beside(ax)
     return fig

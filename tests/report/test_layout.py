@@ -1,0 +1,87 @@
+"""Figures fit to print: the layout check finds overlapping and clipped texts, and every figure builder
+passes it through save_figure on crowded inputs (strict: a problem raises)."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from toolex.report import figures  # noqa: E402
+from toolex.report.export import save_figure  # noqa: E402
+from toolex.report.layout import STRICT, FigureLayoutError, layout_problems  # noqa: E402
+from toolex.report.rank_cdf import SERIES  # noqa: E402
+
+FOOTER = ("Data: toolret/apibank+toolret/toolink+toolret/gorilla-huggingface (3,975 queries, data sha256 "
+          "71dd383f) · Retrievers: bm25, dense:minilm · Judge: offline-similarity(mpnet) · toolex 0.1.0")
+
+
+@pytest.fixture(autouse=True)
+def _strict(monkeypatch):
+    monkeypatch.setenv(STRICT, "1")
+    yield
+    plt.close("all")
+
+
+def test_overlapping_texts_are_found():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.text(0.5, 0.5, "first label")
+    ax.text(0.5, 0.5, "second label")
+    assert "'first label' overlaps 'second label'" in layout_problems(fig)
+
+
+def test_a_text_past_the_edge_is_found():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    fig.text(0.9, 0.5, "this sentence runs past the right edge of the canvas")
+    assert any("leaves the canvas" in p for p in layout_problems(fig))
+
+
+def test_strict_save_refuses_a_crowded_figure(tmp_path):
+    fig, ax = plt.subplots(figsize=(2.5, 2))
+    ax.bar([f"a long category name {i}" for i in range(12)], range(12))
+    with pytest.raises(FigureLayoutError, match="overlaps"):
+        save_figure(fig, "crowded", FOOTER, tmp_path)
+
+
+def _results(retrievers: int, categories: int) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = [{"metric": "ndcg@10", "level": level, "retriever": f"retriever-{r}", "category": f"Category {c}",
+             "one_to_one": rng.uniform(20, 95), "tooleq": rng.uniform(20, 100)}
+            for level in ("query", "subquery_oracle") for r in range(retrievers) for c in range(categories)]
+    return pd.DataFrame(rows)
+
+
+BUILDERS = {
+    "delta_bars": lambda: figures.delta_bars(_results(4, 4), "ndcg@10", "subquery_oracle"),
+    "delta_bars_small": lambda: figures.delta_bars(_results(1, 2), "ndcg@10", "query"),
+    "illusion_bars": lambda: figures.illusion_bars(pd.DataFrame({
+        "base": ["Qwen3-Embedding-0.6B", "Qwen3-Embedding-4B", "all-MiniLM-L6-v2"],
+        "fine_tuned": ["Tool-Embed-0.6B", "Tool-Embed-4B", "all-MiniLM-L6-v2 (tuned)"],
+        "tool_de_gain": [12.3, 10.1, 4.2], "tooleq_gain": [7.1, 6.5, -0.4],
+        "illusion_share_pct": [42.0, 35.6, 109.5]})),
+    "rank_cdf": lambda: figures.rank_cdf_plot(pd.DataFrame({
+        "rank": np.arange(1, 101), **{label: np.linspace(10, 95, 100) for label in SERIES.values()}}),
+        "Figure 4: best rank of the ground truth, of a verified equivalent and of a random negative (BM25)"),
+    "histogram": lambda: figures.histogram(pd.Series(np.arange(1, 21).repeat(3)),
+                                           "Retrieval rank of verified equivalents (top-20 candidates)",
+                                           "rank"),
+    "credit": lambda: figures.credit_distribution(pd.DataFrame({
+        "metric": "ndcg@10", "retriever": ["bm25"] * 20 + ["dense:minilm"] * 20,
+        "over": np.linspace(0, 0.9, 40), "under": np.linspace(0.9, 0, 40)}), "ndcg@10",
+        "Per-query credit errors, offline-similarity(mpnet)"),
+    "tradeoff": lambda: figures.tradeoff_curve(pd.DataFrame({
+        "share_sent": np.linspace(0, 1, 11), "agreement": np.linspace(0.5, 1, 11),
+        "rule": ["most unsure first"] * 10 + ["unsure band"]}),
+        "Cascade trade-off on the recorded local-LLM sample (362 verification items)"),
+}
+
+
+@pytest.mark.parametrize("name", BUILDERS)
+def test_every_figure_builder_passes_the_layout_check(name, tmp_path):
+    written = save_figure(BUILDERS[name](), name, FOOTER, tmp_path)
+    assert written["png"].stat().st_size > 0
