@@ -103,7 +103,7 @@ def test_figure5(tmp_path, skills, toolret):
     assert summary.loc["skills", "median"] > summary.loc["tools", "median"]
     out = figure5(table, "regex", note, out_dir=tmp_path)
     assert set(out["paths"]) == {"png", "pdf"}
-    assert out["paths"]["png"] == tmp_path / "figure5_doc_lengths.png"
+    assert out["paths"]["png"] == tmp_path / "07_figure5_doc_lengths.png"
     assert out["paths"]["png"].stat().st_size > 0 and out["paths"]["pdf"].stat().st_size > 0
     assert "ToolRet" in note and "skills" in note
     footer = " ".join(t.get_text() for t in out["figure"].texts).replace("\n", " ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -12,6 +13,11 @@ import pandas as pd
 from toolex.report.rank_cdf import SERIES
 from toolex.style import retriever_colour
 
+#: One colour per Figure 4 series (C*, best equivalent, random negative), whatever the retriever.
+SERIES_COLOURS = ("tab:green", "tab:blue", "tab:gray")
+#: The paper's claim keys for the top-k share of each series.
+PAPER_SHARE = {"gt_rank": "gt_in_top{k}_pct", "equivalent_rank": "best_equivalent_in_top{k}_pct",
+               "negative_rank": "random_negative_in_top{k}_pct"}
 #: Levels of the Δ figures, as a reader names them.
 LEVELS = {"query": "query level", "subquery_oracle": "sub-query level (oracle sub-queries)"}
 
@@ -53,6 +59,24 @@ def delta_bars(results: pd.DataFrame, metric: str = "ndcg@10", level: str = "que
     return fig
 
 
+def combinations_bars(before_after: pd.DataFrame, paper_valid: float | None = None) -> Any:
+    """Stage 3 per group: combinations considered (before the audit) and valid (after), horizontal so long
+    subset names stay readable; ``paper_valid``: the paper's valid combinations per query, as a line."""
+    fig, ax = plt.subplots(figsize=(6.4, 1.6 + 0.42 * len(before_after)))
+    y = np.arange(len(before_after))
+    ax.barh(y - 0.2, before_after.before_audit, 0.4, label="considered (before audit)", color="tab:gray")
+    ax.barh(y + 0.2, before_after.after_audit, 0.4, label="valid (after audit)", color="tab:blue")
+    ax.set_yticks(y, before_after.group, fontsize=7)
+    ax.invert_yaxis()
+    if paper_valid is not None:
+        ax.axvline(paper_valid, color="black", ls="--", lw=0.9,
+                   label=f"valid per query, reported by the paper ({paper_valid:g})")
+    ax.set_xlabel("combinations per query (mean)")
+    set_title(ax, "Stage 3: combinations before and after the audit")
+    _legend_beside(ax)
+    return fig
+
+
 def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the base retriever") -> Any:
     """Per pair: the one-to-one (Tool-DE) gain and the ToolEq gain, the illusion share written above."""
     fig, ax = plt.subplots(figsize=(1.5 + 1.8 * len(gains), 3.6))
@@ -72,11 +96,25 @@ def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the b
     return fig
 
 
-def rank_cdf_plot(table: pd.DataFrame, title: str, cutoff: int = 10) -> Any:
-    """The CDF curves of :func:`toolex.report.rank_cdf.cdf_table`, with the top-``cutoff`` line."""
-    fig, ax = plt.subplots(figsize=(5.2, 3.8))
-    for label in SERIES.values():
-        ax.step(table["rank"], table[label], where="post", label=label)
+def rank_cdf_plot(tables: pd.DataFrame | Mapping[str, pd.DataFrame], title: str, cutoff: int = 10,
+                  paper: Mapping[str, float] | None = None, paper_label: str = "") -> Any:
+    """The CDF curves of :func:`toolex.report.rank_cdf.cdf_table` (one table, or one per retriever: a line
+    style each), the top-``cutoff`` line and, when given, the paper's top-``cutoff`` shares as markers."""
+    runs = {"": tables} if isinstance(tables, pd.DataFrame) else dict(tables)
+    fig, ax = plt.subplots(figsize=(6.4, 3.9))
+    styles = ("-", "--", ":", "-.")
+    for (name, table), style in zip(runs.items(), styles * 4):
+        for label, colour in zip(SERIES.values(), SERIES_COLOURS):
+            ax.step(table["rank"], table[label], where="post", color=colour, ls=style,
+                    label=f"{label} ({name})" if name else label)
+    if paper:
+        for key, colour in zip(SERIES, SERIES_COLOURS):
+            value = paper.get(PAPER_SHARE[key].format(k=cutoff))
+            if value is not None:
+                ax.scatter([cutoff], [value], marker="D", s=22, color=colour, edgecolor="black", zorder=4)
+        source = f" ({paper_label})" if paper_label else ""
+        ax.scatter([], [], marker="D", s=22, color="white", edgecolor="black",
+                   label=f"top {cutoff}, reported by the paper{source}")
     ax.axvline(cutoff, color="0.5", ls="--", lw=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("best rank (log scale)")

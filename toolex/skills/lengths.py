@@ -63,9 +63,12 @@ def length_figure(table: pd.DataFrame) -> Any:
     """Histogram (log-spaced bins, log x axis) of each group's lengths, its median dashed; not yet saved."""
     import matplotlib.pyplot as plt
 
+    from toolex.report.figures import set_title
+
     positive = table[table["tokens"] > 0]
     top = max(int(positive["tokens"].max()), 10)
-    bins = np.logspace(0, np.log10(top) + 0.05, 50)
+    low = max(1, int(positive["tokens"].min()))
+    bins = np.logspace(np.log10(low) - 0.02, np.log10(top) + 0.05, 50)  # the axis spans the data only
     fig, ax = plt.subplots(figsize=(7.0, 3.8))
     for group, part in positive.groupby("group", sort=False):
         median = float(part["tokens"].median())
@@ -73,11 +76,11 @@ def length_figure(table: pd.DataFrame) -> Any:
                 label=f"{group} (n={len(part):,}, median {median:,.0f})")
         ax.axvline(median, linestyle="--", linewidth=1, color=ax.patches[-1].get_facecolor()[:3])
     ax.set_xscale("log")
+    ax.set_xlim(bins[0], bins[-1])
     ax.set_xlabel("documentation length (tokens, log scale)")
     ax.set_ylabel("share of documents")
-    ax.legend(frameon=False)
-    ax.set_title("Documentation length: tools vs skills")
-    fig.tight_layout()
+    ax.legend(frameon=False, fontsize=8)
+    set_title(ax, "Figure 5: documentation length, tools vs skills")
     return fig
 
 
@@ -89,7 +92,7 @@ def length_footer(data_note: str, tokenizer: str) -> str:
 
 
 def figure5(table: pd.DataFrame, tokenizer: str, data_note: str, out_dir: str | Path | None = None,
-            stem: str = "figure5_doc_lengths") -> dict[str, Any]:
+            stem: str = "07_figure5_doc_lengths") -> dict[str, Any]:
     """:func:`length_figure` saved as PNG and PDF by :func:`toolex.report.export.save_figure` (default folder:
     :func:`toolex.paths.figures_dir`) with :func:`length_footer`. Returns the figure and the paths."""
     from toolex.report.export import save_figure
