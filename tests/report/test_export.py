@@ -64,3 +64,15 @@ def test_figure_footer_names_data_retrievers_and_judge(tmp_path):
 def test_digits(tmp_path, digits):
     export_table(TABLE, "digits", folder=tmp_path, digits=digits)
     assert f"{4.25:.{digits}f}" in (tmp_path / "digits.md").read_text()
+
+
+def test_counts_stored_as_floats_print_as_whole_numbers():
+    import pandas as pd
+
+    from toolex.report.export import to_latex, to_markdown
+
+    table = pd.DataFrame({"statistic": ["queries", "sub_queries"], "ours": [3975.0, 6120.0],
+                          "mean": [1.5, 2.25], "with_gap": [3.0, float("nan")]})
+    markdown = to_markdown(table)
+    assert "| queries | 3975 | 1.50 | 3 |" in markdown and "| sub_queries | 6120 | 2.25 |  |" in markdown
+    assert r"queries & 3975 & 1.50 & 3 \\" in to_latex(table)

@@ -35,6 +35,10 @@ class Report:
 
 
 def open_report(settings: ReportSettings) -> Report:
-    """Load the benchmarks and the annotation artifacts (computed with the settings' judge when missing)."""
+    """Load the benchmarks and the annotation artifacts (computed with the settings' judge when missing); a
+    notebook's tables then print two decimals."""
+    from toolex.report.export import display_precision
+
+    display_precision()
     workspace = Workspace.load(settings)
     return Report(settings, workspace, ensure_annotations(workspace))

@@ -17,10 +17,30 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
                   "Δ": r"$\Delta$"}
 
 
-def _cell(value: Any, digits: int) -> str:
+def _cell(value: Any, digits: int, whole: bool = False) -> str:
     if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.{digits}f}"
+        if math.isnan(value):
+            return ""
+        return f"{value:.0f}" if whole else f"{value:.{digits}f}"
     return "" if value is None or value is pd.NA else str(value)
+
+
+def _whole_columns(table: pd.DataFrame) -> list[bool]:
+    """Per column: numbers that are all whole (counts stored as floats) print without decimals."""
+    flags = []
+    for column in table.columns:
+        values = table[column]
+        if pd.api.types.is_float_dtype(values):
+            finite = values.dropna()
+            flags.append(bool(len(finite)) and bool(((finite % 1) == 0).all()))
+        else:
+            flags.append(False)
+    return flags
+
+
+def display_precision(digits: int = 2) -> None:
+    """Notebook tables print ``digits`` decimals (pandas prints six by default)."""
+    pd.set_option("display.precision", digits)
 
 
 def latex_escape(text: str) -> str:
@@ -33,8 +53,10 @@ def to_markdown(table: pd.DataFrame, caption: str = "", digits: int = 2) -> str:
     lines = [f"**{caption}**", ""] if caption else []
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "|".join("---:" if n else "---" for n in numeric) + "|")
+    whole = _whole_columns(table)
     for record in table.itertuples(index=False):
-        lines.append("| " + " | ".join(_cell(v, digits).replace("|", "\\|") for v in record) + " |")
+        cells = (_cell(v, digits, w).replace("|", "\\|") for v, w in zip(record, whole))
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -47,8 +69,9 @@ def to_latex(table: pd.DataFrame, caption: str = "", label: str = "", digits: in
         lines.append(rf"\label{{{label}}}")
     lines += [r"\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}", r"\toprule",
               " & ".join(latex_escape(str(c)) for c in table.columns) + r" \\", r"\midrule"]
+    whole = _whole_columns(table)
     for record in table.itertuples(index=False):
-        lines.append(" & ".join(latex_escape(_cell(v, digits)) for v in record) + r" \\")
+        lines.append(" & ".join(latex_escape(_cell(v, digits, w)) for v, w in zip(record, whole)) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
