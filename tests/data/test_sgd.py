@@ -285,3 +285,14 @@ def test_snapshot_counts():
     for bench in parts.values():
         assert len({q.id for q in bench.queries}) == len(bench.queries)
         assert {sgd.part_of(q.category) for q in bench.queries} == {bench.name.split("/")[1]}
+
+
+def test_same_named_intents_of_another_purpose_stand_alone():
+    cls = sgd.equivalence_class
+    assert cls("Media_1", "FindMovies") == cls("Media_3", "FindMovies")  # both find films to play
+    assert cls("Media_2", "FindMovies") != cls("Media_1", "FindMovies")  # films to rent
+    movies = {cls(f"Movies_{i}", "FindMovies") for i in (1, 2, 3)}
+    assert len(movies) == 3  # cinemas, a database, reviews
+    assert cls("Media_1", "PlayMovie") == cls("Media_3", "PlayMovie")
+    assert cls("Hotels_1", "SearchHotel") == cls("Hotels_3", "SearchHotel")
+    assert sgd.GOLD_VERSION.startswith("2:")

@@ -4,8 +4,10 @@ Names: ``toolret/<subset>`` (``apibank``, ``apigen``, ``gorilla-huggingface``, `
 four),
 ``toollens`` (test split; ``toollens:train`` for the other), ``stabletoolbench`` (all six groups) or
 ``stabletoolbench/<group>``, ``sgd/calibration`` and ``sgd/report`` (Schema-Guided Dialogue with its
-human one-to-many ground truth, see :mod:`toolex.data.sgd`). Several names joined by ``+`` are merged into one
-benchmark.
+human one-to-many ground truth, see :mod:`toolex.data.sgd`), ``customized/metatool`` and
+``customized/toolalpaca`` (two of ToolRet's ``customized`` subsets converted from their source data, see
+:mod:`toolex.data.metatool` and :mod:`toolex.data.toolalpaca`) and ``customized`` (both). Several names joined
+by ``+`` are merged into one benchmark.
 """
 
 from __future__ import annotations
@@ -14,16 +16,21 @@ from pathlib import Path
 
 from toolex import paths
 from toolex.data.beir import load_beir
+from toolex.data.metatool import load_metatool
 from toolex.data.records import Benchmark, Tool, merge_benchmarks
+from toolex.data.sgd import GOLD_VERSION as SGD_GOLD_VERSION
 from toolex.data.sgd import PARTS as SGD_PARTS
 from toolex.data.sgd import acceptable as sgd_acceptable
 from toolex.data.sgd import load_sgd
 from toolex.data.stabletoolbench import GROUPS, load_stabletoolbench
+from toolex.data.toolalpaca import load_toolalpaca
 from toolex.data.toolret import SUBSET_CATEGORY, load_toolret_subset
 from toolex.errors import InputError
 
 TOOLRET_SUBSETS = tuple(SUBSET_CATEGORY)
 POOLS = ("subset", "category", "all")
+#: The ``customized`` benchmarks converted from source data (not in :data:`DEFAULT_BENCHMARKS`).
+CUSTOMIZED = ("metatool", "toolalpaca")
 #: The benchmarks of the paper-style evaluation on the snapshot: four ToolRet subsets and ToolLens test.
 DEFAULT_BENCHMARKS = tuple(f"toolret/{s}" for s in TOOLRET_SUBSETS) + ("toollens",)
 
@@ -52,9 +59,16 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
         return load_stabletoolbench(root / "stabletoolbench", tuple(name.split("/", 1)[1].split(",")))
     if name.startswith("sgd/"):
         return load_sgd(root / "sgd", name.split("/", 1)[1])
+    if name == "customized":
+        return merge_benchmarks(name, [load_benchmark(f"customized/{s}", root) for s in CUSTOMIZED])
+    if name == "customized/metatool":
+        return load_metatool(root / "customized" / "metatool")
+    if name == "customized/toolalpaca":
+        return load_toolalpaca(root / "customized" / "toolalpaca")
     known = ", ".join(["toolret", *[f"toolret/{s}" for s in TOOLRET_SUBSETS], "toollens", "stabletoolbench",
                        *[f"stabletoolbench/{g}" for g in GROUPS],
-                       *[f"sgd/{p}" for p in SGD_PARTS]])
+                       *[f"sgd/{p}" for p in SGD_PARTS],
+                       "customized", *[f"customized/{s}" for s in CUSTOMIZED]])
     raise InputError(None, f"unknown benchmark {name!r}; known: {known}")
 
 
@@ -63,6 +77,13 @@ def own_gold(benchmark: Benchmark) -> dict[str, list[list[str]]]:
     ``sgd/*`` only; any other benchmark raises :class:`InputError`."""
     if benchmark.name.startswith("sgd/"):
         return sgd_acceptable(benchmark)
+    raise InputError(None, f"{benchmark.name} carries no one-to-many ground truth of its own")
+
+
+def own_gold_rule(benchmark: Benchmark) -> str:
+    """How :func:`own_gold` derives the benchmark's ground truth (its version), for provenance records."""
+    if benchmark.name.startswith("sgd/"):
+        return f"sgd gold v{SGD_GOLD_VERSION}"
     raise InputError(None, f"{benchmark.name} carries no one-to-many ground truth of its own")
 
 

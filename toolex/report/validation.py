@@ -54,7 +54,10 @@ def validation_provenance(report: Report) -> dict[str, Any]:
     """Data, judge (with its score model or routing counts), retrievers and annotation settings."""
     manifest = report.annotated.folder.manifest()
     judge = manifest.get("judge", {})
-    return {"data": report.workspace.describe(), "judge": report.judge,
+    from toolex.data.registry import own_gold_rule
+
+    return {"data": report.workspace.describe(), "gold": own_gold_rule(report.workspace.benchmarks[0]),
+            "judge": report.judge,
             "retrievers": list(report.settings.retrievers),
             "annotation_settings": manifest.get("config", {}),
             "score_model": judge.get("score_model") or judge.get("offline", {}).get("score_model"),
@@ -99,7 +102,9 @@ def keep_validation(folder: str | Path, runs: Mapping[str, str | Path], out: str
     gold = benchmark_gold(benchmark, [a.query_id for a in annotations])
     result = validate(gold, annotations, dict(runs), k=k, bootstrap=bootstrap, seed=seed)
     judge = manifest.get("judge", {})
-    record = {"label": label, "judge": judge.get("name"),
+    from toolex.data.registry import own_gold_rule
+
+    record = {"label": label, "judge": judge.get("name"), "gold": own_gold_rule(benchmark),
               "data": f"{benchmark.name}, {len(annotations)} queries "
               f"(data sha256 {benchmark.checksum[:8]})", "annotation_settings": manifest.get("config", {}),
               "ledger": {key: manifest.get("ledger", {}).get(key) for key in ("total", "routing")
