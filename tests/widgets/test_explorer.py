@@ -59,3 +59,18 @@ def test_pooled_category_is_named_and_the_list_shows_query_text(data):
     assert explorer.category.options[0] == ("all (query-weighted)", "all")
     label, qid = explorer.queries.options[0]
     assert label.startswith(f"{qid} · {data.queries[qid].text[:20]}")
+
+
+def test_the_papers_numbers_stand_beside_ours(data):
+    import pandas as pd
+
+    paper = pd.DataFrame({"level": ["query"] * 3 + ["subquery_oracle"], "model": ["M1", "M1", "M2", "M1"],
+                          "category": ["Code", "Web", "Web", "Web"], "metric": ["ndcg@10"] * 4,
+                          "tool_de": [40.0, 30.0, 20.0, 99.0], "tooleq": [50.0, 34.0, 21.0, 99.0]})
+    explorer = DeltaExplorer(data, plots=False, paper=paper)
+    assert "reported by the paper" in explorer.paper_table.value
+    assert "<td>M1</td>" in explorer.paper_table.value and "42.0" in explorer.paper_table.value  # Avg of M1
+    explorer.category.value = "web"
+    assert "34.0" in explorer.paper_table.value and "99.0" not in explorer.paper_table.value
+    explorer.k.value = 5
+    assert "reports no ndcg@5" in explorer.paper_table.value

@@ -64,12 +64,24 @@ def query_points(data: InspectorData, retrievers: Sequence[str], metric: str, k:
                               kind="stable").reset_index(drop=True)
 
 
+def paper_summary(paper: pd.DataFrame, metric: str, k: int, category: str = ALL) -> pd.DataFrame:
+    """The paper's Table 2 rows (query level) for the explorer's selection: per model, Tool-DE (one-to-one),
+    ToolEq and Δ; ``all`` shows each model's mean over the paper's categories (its ``Avg``)."""
+    rows = paper[(paper["level"] == "query") & (paper["metric"] == Measure(metric, k).key)]
+    if category == ALL:
+        rows = rows.groupby("model", sort=False)[["tool_de", TOOLEQ]].mean().reset_index()
+    else:
+        rows = rows[rows["category"].str.lower() == category.lower()]
+    table = rows.rename(columns={"tool_de": ONE_TO_ONE})[["model", ONE_TO_ONE, TOOLEQ]].reset_index(drop=True)
+    return table.assign(delta=table[TOOLEQ] - table[ONE_TO_ONE])
+
+
 class DeltaExplorer:
     """Pick retrievers, metric, K and category; selecting a query in the list opens it in ``inspector``."""
 
     def __init__(self, data: InspectorData, inspector: QueryInspector | None = None, k: int = 10,
-                 plots: bool = True) -> None:
-        self.data, self.inspector, self.plots = data, inspector, plots
+                 plots: bool = True, paper: pd.DataFrame | None = None) -> None:
+        self.data, self.inspector, self.plots, self.paper = data, inspector, plots, paper
         names = list(data.runs)
         self.retrievers = widgets.SelectMultiple(options=names, value=tuple(names), description="retrievers")
         self.metric = widgets.Dropdown(options=list(NAMES), value=HEADLINE.name, description="metric")
@@ -80,12 +92,15 @@ class DeltaExplorer:
         self.queries.add_class("toolex-explorer-queries")
         self.table = widgets.HTML()
         self.table.add_class("toolex-explorer-table")
+        self.paper_table = widgets.HTML()
+        self.paper_table.add_class("toolex-explorer-paper")
         self.bars = widgets.Output()
         self.scatter = widgets.Output()
         self.summary = pd.DataFrame()
         self.points = pd.DataFrame()
         controls = widgets.HBox([self.retrievers, widgets.VBox([self.metric, self.k, self.category])])
-        self.widget = widgets.VBox([widgets.HTML(f"<small>{data.label}</small>"), controls, self.table,
+        self.widget = widgets.VBox([widgets.HTML(f"<small>{data.label}</small>"), controls,
+                                    widgets.HBox([self.table, self.paper_table]),
                                     widgets.HBox([self.bars, self.scatter]),
                                     widgets.HTML("<b>Queries by ToolEq − one-to-one gap</b> (select one to "
                                                  "inspect it)"),
@@ -119,7 +134,9 @@ class DeltaExplorer:
             return
         self.summary = category_summary(self.data, names, metric, k, category)
         self.points = query_points(self.data, names, metric, k, category)
-        self.table.value = self.summary.to_html(index=False, float_format=lambda v: f"{v:.2f}")
+        ours = self.summary.to_html(index=False, float_format=lambda v: f"{v:.2f}")
+        self.table.value = f"<b>ours</b> <small>(query-weighted)</small>{ours}"
+        self.paper_table.value = self._paper_html(metric, k, category)
         first = self.points.drop_duplicates("query_id")
         options = [(query_label(self.data, r.query_id,
                                 f"{r.retriever}: {r.one_to_one:.2f} → {r.tooleq:.2f}"), r.query_id)
@@ -129,6 +146,16 @@ class DeltaExplorer:
         self.queries.observe(self._selected, names="value")
         if self.plots:
             self._draw(metric, k, category)
+
+    def _paper_html(self, metric: str, k: int, category: str) -> str:
+        if self.paper is None:
+            return ""
+        rows = paper_summary(self.paper, metric, k, category)
+        if rows.empty:
+            return (f"<p><small>The paper reports no {Measure(metric, k).key} for this category "
+                    f"(its Table 2 has K = 10 and the categories Code, Web, Customized).</small></p>")
+        return ("<b>reported by the paper</b> <small>(its retrievers, data and LLM judge)</small>"
+                + rows.to_html(index=False, float_format=lambda v: f"{v:.1f}"))
 
     def _draw(self, metric: str, k: int, category: str) -> None:
         import matplotlib.pyplot as plt
