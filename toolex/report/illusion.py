@@ -48,3 +48,15 @@ def own_illusion(results: pd.DataFrame, pairs: Sequence[tuple[str, str]], metric
         out.append({"size": tuned, "base": base, "fine_tuned": tuned, "tool_de_gain": gain.one_to_one,
                     "tooleq_gain": gain.tooleq, "illusion_share_pct": 100 * share, "source": "ours"})
     return pd.DataFrame(out)
+
+
+#: Column names as a reader of the tables sees them.
+READABLE = {"size": "pair", "base": "base", "fine_tuned": "fine-tuned",
+            "tool_de_gain": "gain one-to-one (Tool-DE), points", "tooleq_gain": "gain ToolEq, points",
+            "illusion_share_pct": "illusion share, % (from gains rounded as printed)",
+            "illusion_share_unrounded_pct": "illusion share, % (unrounded gains)", "source": "source"}
+
+
+def readable(gains: pd.DataFrame) -> pd.DataFrame:
+    """The gains table with :data:`READABLE` column names, for export and display."""
+    return gains.rename(columns=READABLE)
