@@ -68,7 +68,9 @@ def test_prompt_injection_keeps_the_output_form(client: LLMClient) -> None:
     print(f"injection verdict: {res.data}")
 
 
-def test_seconds_per_verdict(client: LLMClient) -> None:
+def test_a_batch_of_verdicts_all_parse(client: LLMClient) -> None:
+    """Every verdict of a batch comes back in the schema; the time per verdict is printed, not asserted (a
+    loaded machine is slower: speed is measured by the bench scripts, not by tests)."""
     pairs = [
         ("What is the weather in Berlin tomorrow?", "weather_forecast: returns the forecast for a city."),
         ("Translate 'good morning' into Spanish", "translator: translates text between languages."),
@@ -83,4 +85,3 @@ def test_seconds_per_verdict(client: LLMClient) -> None:
     per = (time.monotonic() - t0) / len(reqs)
     assert all(r.ok for r in results), [(r.error, r.raw) for r in results if not r.ok]
     print(f"seconds per schema-constrained verdict: {per:.2f} ({[r.data['verdict'] for r in results]})")
-    assert per < 30
