@@ -36,8 +36,8 @@ def served(tmp_path):
     with Campaign.create(tmp_path / "c.sqlite", run) as campaign:
         campaign.add_items(items)
     env = {**os.environ, "TOOLEX_REVIEW_CAMPAIGN": str(tmp_path / "c.sqlite")}
-    with serve(paths.ROOT / "notebooks" / "review_app.ipynb", env, tmp_path / "voila.log") as url:
-        yield url, tmp_path / "c.sqlite"
+    with serve(paths.ROOT / "notebooks" / "review_app.ipynb", env, tmp_path / "voila.log") as served:
+        yield served.url, tmp_path / "c.sqlite"
 
 
 CURRENT = "() => (document.querySelector('.toolex-review-item h3') || {}).innerText || ''"

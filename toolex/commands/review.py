@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from toolex import paths
@@ -104,8 +103,9 @@ def _serve(args: argparse.Namespace) -> int:
     Campaign(campaign).close()  # a clear error now rather than in the browser
     notebooks = paths.ROOT / "notebooks"
     env = {**os.environ, "TOOLEX_REVIEW_CAMPAIGN": str(campaign)}
-    command = [sys.executable, "-m", "voila", str(notebooks / APP), "--no-browser", "--Voila.ip=127.0.0.1",
-               f"--port={args.port}"]
+    from toolex.widgets.serve import voila_command
+
+    command = voila_command(notebooks / APP, args.port)  # local only, idle kernels culled
     print(f"review app for {campaign} on http://127.0.0.1:{args.port}/", flush=True)
     return subprocess.call(command, cwd=notebooks, env=env)
 
