@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -61,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from toolex.data.checksum import files_checksum
-from toolex.data.readers import read_records
+from toolex.data.readers import read_json, read_records
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.errors import InputError
 
@@ -89,12 +88,7 @@ def tool_id(name: str) -> str:
 
 def load_descriptions(path: Path) -> dict[str, str]:
     """Tool name -> description from ``plugin_des.json`` (an object of strings)."""
-    if not path.exists():
-        raise InputError(path, "MetaTool tool descriptions not found")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(path, f"not valid JSON: {exc}") from exc
+    data = read_json(path, "MetaTool tool descriptions")
     if not isinstance(data, dict) or not data:
         raise InputError(path, "expected a non-empty object of tool name -> description")
     for name, description in data.items():

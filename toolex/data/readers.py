@@ -14,6 +14,19 @@ TABLE_SUFFIXES = (".json", ".jsonl", ".jsonl.gz", ".parquet")
 T = TypeVar("T")
 
 
+def read_json(path: str | Path, what: str = "file") -> Any:
+    """One JSON document; a missing file or bad JSON is one line naming the file."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, f"{what} not found")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text ({exc.reason})") from None
+
+
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """All records of a ``.json`` (a list), ``.jsonl`` / ``.jsonl.gz`` or ``.parquet`` file."""
     path = Path(path)

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from toolex.data.checksum import files_checksum
+from toolex.data.readers import read_json
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.errors import InputError
 
@@ -101,12 +102,7 @@ def load_schemas(folder: Path) -> dict[str, dict[str, Any]]:
     services: dict[str, dict[str, Any]] = {}
     for split in SPLITS:
         path = folder / f"schema_{split}.json"
-        if not path.exists():
-            raise InputError(path, "SGD schema file not found")
-        try:
-            records = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(path, f"not valid JSON: {exc}") from exc
+        records = read_json(path, "SGD schema file")
         for i, service in enumerate(records):
             if not isinstance(service, dict) or not {"service_name", "intents", "slots"} <= service.keys():
                 raise InputError(path, "a service needs service_name, intents and slots", record=i)
