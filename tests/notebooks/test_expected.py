@@ -20,8 +20,8 @@ def write_tables(folder, bm25_one=40.0, dense_eq=60.0, annotation=ANNOTATION, gt
              "tooleq": dense_eq if r == "dense:minilm" else 45.0, "delta": 0.0}
             for level in ("query", "subquery_oracle") for r in ("bm25", "dense:minilm")]
     pd.DataFrame(rows).to_csv(folder / f"{expected.TABLE2}.csv", index=False)
-    shares = pd.DataFrame({"statistic": ["queries", "gt_in_top10_pct"], "ours (dense:minilm)": [50, gt],
-                           "reported by the paper (Qwen3-Embedding-4B)": [None, 70.0]})
+    shares = pd.DataFrame({"source": ["ours (dense:minilm)", "reported by the paper (Qwen3-Embedding-4B)"],
+                           "queries": [50, None], "gt_in_top10_pct": [gt, 70.0]})
     shares.to_csv(folder / f"{expected.SHARES}.csv", index=False)
     for table in (expected.TABLE2, expected.SHARES):
         record = {"judge": "offline", "annotation_folder": f"/somewhere/annotations/{annotation}"}
