@@ -76,3 +76,16 @@ def test_counts_stored_as_floats_print_as_whole_numbers():
     markdown = to_markdown(table)
     assert "| queries | 3975 | 1.50 | 3 |" in markdown and "| sub_queries | 6120 | 2.25 |  |" in markdown
     assert r"queries & 3975 & 1.50 & 3 \\" in to_latex(table)
+
+
+def test_count_rows_of_a_statistics_table_print_whole():
+    import pandas as pd
+
+    from toolex.report.export import to_markdown
+
+    table = pd.DataFrame({"statistic": ["queries", "avg_combinations_per_query", "valid_combinations"],
+                          "ours": [3975.0, 1.45, 5759.0], "paper": [7360.0, 5.3, 39087.0]})
+    markdown = to_markdown(table)
+    assert "| queries | 3975 | 7360 |" in markdown
+    assert "| avg_combinations_per_query | 1.45 | 5.30 |" in markdown
+    assert "| valid_combinations | 5759 | 39087 |" in markdown

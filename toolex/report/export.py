@@ -25,6 +25,15 @@ def _cell(value: Any, digits: int, whole: bool = False) -> str:
     return "" if value is None or value is pd.NA else str(value)
 
 
+#: A row whose label (first column) ends with one of these counts things: its whole numbers print as such
+#: (tables with a row per statistic, such as Table 1, mix counts and averages in one column).
+COUNT_LABELS = ("queries", "sub_queries", "items", "combinations", "tools", "documents", "skills", "count")
+
+
+def _count_row(label: Any) -> bool:
+    return isinstance(label, str) and not label.startswith("avg") and label.lower().endswith(COUNT_LABELS)
+
+
 def _whole_columns(table: pd.DataFrame) -> list[bool]:
     """Per column: numbers that are all whole (counts stored as floats) print without decimals."""
     flags = []
@@ -36,6 +45,10 @@ def _whole_columns(table: pd.DataFrame) -> list[bool]:
         else:
             flags.append(False)
     return flags
+
+
+def _integral(value: Any) -> bool:
+    return isinstance(value, float) and not math.isnan(value) and value.is_integer()
 
 
 def display_precision(digits: int = 2) -> None:
@@ -55,7 +68,9 @@ def to_markdown(table: pd.DataFrame, caption: str = "", digits: int = 2) -> str:
     lines.append("|" + "|".join("---:" if n else "---" for n in numeric) + "|")
     whole = _whole_columns(table)
     for record in table.itertuples(index=False):
-        cells = (_cell(v, digits, w).replace("|", "\\|") for v, w in zip(record, whole))
+        row_whole = _count_row(record[0]) if len(record) else False
+        cells = (_cell(v, digits, w or (row_whole and _integral(v))).replace("|", "\\|")
+                 for v, w in zip(record, whole))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -71,7 +86,9 @@ def to_latex(table: pd.DataFrame, caption: str = "", label: str = "", digits: in
               " & ".join(latex_escape(str(c)) for c in table.columns) + r" \\", r"\midrule"]
     whole = _whole_columns(table)
     for record in table.itertuples(index=False):
-        lines.append(" & ".join(latex_escape(_cell(v, digits, w)) for v, w in zip(record, whole)) + r" \\")
+        row_whole = _count_row(record[0]) if len(record) else False
+        lines.append(" & ".join(latex_escape(_cell(v, digits, w or (row_whole and _integral(v))))
+                                for v, w in zip(record, whole)) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
