@@ -13,6 +13,12 @@ CATEGORIES = ("code", "web", "customized")
 DESCRIPTION_KEYS = ("description", "api_description", "functionality", "func_description", "summary")
 
 
+def one_line(text: str, width: int) -> str:
+    """``text`` on one line, cut at ``width`` characters with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
 def documentation_text(documentation: Any) -> str:
     """The documentation of a tool as one string: kept as is when it is text, else compact JSON.
 
@@ -54,9 +60,7 @@ class Tool:
 
     def summary(self, width: int = 100) -> str:
         """The description's first sentence on one line, cut at ``width`` characters."""
-        line = " ".join(self.description.split())
-        first = line.split(". ")[0]
-        return first if len(first) <= width else first[: width - 1].rstrip() + "…"
+        return one_line(" ".join(self.description.split()).split(". ")[0], width)
 
 
 @dataclass(frozen=True)

@@ -126,8 +126,8 @@ class InspectorData:
         for v in sorted(self.verified.get(query_id, []), key=lambda v: v.index):
             for t in v.verified:
                 roles.setdefault(t, f"equivalent of sub-query {v.index + 1}")
-        positions = {name: {tool_id: rank for rank, (tool_id, _) in
-                            enumerate(ranked(run.get(query_id, {}), len(run.get(query_id, {}))), 1)}
+        positions = {name: {tool_id: rank
+                            for rank, (tool_id, _) in enumerate(ranked(run.get(query_id, {})), 1)}
                      for name, run in self.runs.items()}
         return [ToolRanks(t, role, {name: positions[name].get(t) for name in self.runs})
                 for t, role in roles.items()]

@@ -14,23 +14,10 @@ from toolex.metrics.measures import HEADLINE, KIND_LABEL
 from toolex.style import retriever_colour
 from toolex.widgets.data import InspectorData
 from toolex.widgets.inspector import QueryInspector
+from toolex.widgets.render import ALL_LABEL, category_options, query_label
 
 KS = (1, 3, 5, 10, 20, 50, 100)
-#: The pooled row: every query of the selection counts once (a category with more queries weighs more).
-ALL_LABEL = "all (query-weighted)"
 NO_RETRIEVER = "<p class='toolex-explorer-empty'><b>Select at least one retriever</b> to see its scores.</p>"
-
-
-def category_options(data: InspectorData) -> list[tuple[str, str]]:
-    """The category filter's choices: the pooled row, then each category."""
-    return [(ALL_LABEL, ALL), *((c, c) for c in data.categories())]
-
-
-def query_label(data: InspectorData, query_id: str, note: str = "", width: int = 70) -> str:
-    """``<id> · <query text, cut>`` (and ``note``) as a list or picker shows a query."""
-    text = " ".join(data.queries[query_id].text.split()) if query_id in data.queries else ""
-    text = text if len(text) <= width else text[: width - 1].rstrip() + "…"
-    return f"{query_id} · {text}" + (f"  ({note})" if note else "")
 
 
 def scores(data: InspectorData, retrievers: Sequence[str], metric: str, k: int,
@@ -123,14 +110,12 @@ class DeltaExplorer:
     def refresh(self) -> None:
         names, metric, k, category = list(self.retrievers.value), self.metric.value, int(self.k.value), \
             self.category.value
-        self.queries.unobserve(self._selected, names="value")
-        if not names:
+        if not names:  # emptying the list selects nothing: no query opens
             self.summary, self.points = pd.DataFrame(), pd.DataFrame()
             self.table.value = NO_RETRIEVER
             self.queries.options = []
             for out in (self.bars, self.scatter):
                 out.clear_output()
-            self.queries.observe(self._selected, names="value")
             return
         self.summary = category_summary(self.data, names, metric, k, category)
         self.points = query_points(self.data, names, metric, k, category)
@@ -141,6 +126,7 @@ class DeltaExplorer:
         options = [(query_label(self.data, r.query_id,
                                 f"{r.retriever}: {r.one_to_one:.2f} → {r.tooleq:.2f}"), r.query_id)
                    for r in first.itertuples()]
+        self.queries.unobserve(self._selected, names="value")
         self.queries.options = options
         self.queries.value = None
         self.queries.observe(self._selected, names="value")

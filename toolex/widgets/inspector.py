@@ -16,13 +16,12 @@ class QueryInspector:
 
     def __init__(self, data: InspectorData, retriever: str | None = None, k: int = 10,
                  query_id: str | None = None) -> None:
-        from toolex.widgets.explorer import category_options
-
         self.data = data
         self.search = widgets.Text(placeholder="id or words of the query", description="search",
                                    continuous_update=True)
         self.search.add_class("toolex-query-search")
-        self.category = widgets.Dropdown(options=category_options(data), value=ALL, description="category")
+        self.category = widgets.Dropdown(options=render.category_options(data), value=ALL,
+                                         description="category")
         self.category.add_class("toolex-inspector-category")
         self.query = widgets.Dropdown(options=self.choices(), description="query",
                                       layout=widgets.Layout(width="60%"))
@@ -55,8 +54,6 @@ class QueryInspector:
 
     def choices(self) -> list[tuple[str, str]]:
         """The picker's queries: in the category filter, matching every word of the search box."""
-        from toolex.widgets.explorer import query_label
-
         words = self.search.value.lower().split()
         kept = []
         for qid in self.data.query_ids():
@@ -65,7 +62,7 @@ class QueryInspector:
                 continue
             haystack = f"{qid} {query.text}".lower()
             if all(w in haystack for w in words):
-                kept.append((query_label(self.data, qid), qid))
+                kept.append((render.query_label(self.data, qid), qid))
         return kept
 
     def _filtered(self, _change: dict) -> None:

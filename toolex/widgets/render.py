@@ -5,10 +5,25 @@ from __future__ import annotations
 import json
 from html import escape
 
+from toolex.data.records import one_line
 from toolex.metrics import NAMES
+from toolex.metrics.long import ALL
 from toolex.widgets.data import EQUIVALENT, GROUND_TRUTH, InspectorData
 
 COLOURS = {GROUND_TRUTH: "#c8f7c5", EQUIVALENT: "#cfe3ff"}
+#: The pooled row: every query of the selection counts once (a category with more queries weighs more).
+ALL_LABEL = "all (query-weighted)"
+
+
+def category_options(data: InspectorData) -> list[tuple[str, str]]:
+    """The category filters' choices: the pooled row, then each category."""
+    return [(ALL_LABEL, ALL), *((c, c) for c in data.categories())]
+
+
+def query_label(data: InspectorData, query_id: str, note: str = "", width: int = 70) -> str:
+    """``<id> · <query text, cut>`` (and ``note``) as a list or picker shows a query."""
+    text = one_line(data.queries[query_id].text, width) if query_id in data.queries else ""
+    return f"{query_id} · {text}" + (f"  ({note})" if note else "")
 
 
 def _table(header: list[str], rows: list[list[str]], styles: list[str] | None = None) -> str:
