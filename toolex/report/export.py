@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,21 +35,18 @@ def _count_row(label: Any) -> bool:
     return isinstance(label, str) and not label.startswith("avg") and label.lower().endswith(COUNT_LABELS)
 
 
-def _whole_columns(table: pd.DataFrame) -> list[bool]:
-    """Per column: numbers that are all whole (counts stored as floats) print without decimals."""
-    flags = []
-    for column in table.columns:
-        values = table[column]
-        if pd.api.types.is_float_dtype(values):
-            finite = values.dropna()
-            flags.append(bool(len(finite)) and bool(((finite % 1) == 0).all()))
-        else:
-            flags.append(False)
-    return flags
-
-
 def _integral(value: Any) -> bool:
     return isinstance(value, float) and not math.isnan(value) and value.is_integer()
+
+
+def _formatted_rows(table: pd.DataFrame, digits: int) -> Iterator[list[str]]:
+    """Each row's cells as printed: ``digits`` decimals, whole numbers without them in a column of whole
+    numbers only (counts stored as floats) and in a count row (see :data:`COUNT_LABELS`)."""
+    whole = [pd.api.types.is_float_dtype(table[c]) and len(table[c].dropna()) > 0
+             and all(_integral(v) for v in table[c].dropna()) for c in table.columns]
+    for record in table.itertuples(index=False):
+        count_row = _count_row(record[0]) if len(record) else False
+        yield [_cell(v, digits, w or (count_row and _integral(v))) for v, w in zip(record, whole)]
 
 
 def display_precision(digits: int = 2) -> None:
@@ -66,12 +64,8 @@ def to_markdown(table: pd.DataFrame, caption: str = "", digits: int = 2) -> str:
     lines = [f"**{caption}**", ""] if caption else []
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "|".join("---:" if n else "---" for n in numeric) + "|")
-    whole = _whole_columns(table)
-    for record in table.itertuples(index=False):
-        row_whole = _count_row(record[0]) if len(record) else False
-        cells = (_cell(v, digits, w or (row_whole and _integral(v))).replace("|", "\\|")
-                 for v, w in zip(record, whole))
-        lines.append("| " + " | ".join(cells) + " |")
+    for cells in _formatted_rows(table, digits):
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -84,11 +78,8 @@ def to_latex(table: pd.DataFrame, caption: str = "", label: str = "", digits: in
         lines.append(rf"\label{{{label}}}")
     lines += [r"\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}", r"\toprule",
               " & ".join(latex_escape(str(c)) for c in table.columns) + r" \\", r"\midrule"]
-    whole = _whole_columns(table)
-    for record in table.itertuples(index=False):
-        row_whole = _count_row(record[0]) if len(record) else False
-        lines.append(" & ".join(latex_escape(_cell(v, digits, w or (row_whole and _integral(v))))
-                                for v, w in zip(record, whole)) + r" \\")
+    for cells in _formatted_rows(table, digits):
+        lines.append(" & ".join(latex_escape(c) for c in cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import textwrap
 from collections.abc import Mapping
 from typing import Any
@@ -102,8 +103,7 @@ def rank_cdf_plot(tables: pd.DataFrame | Mapping[str, pd.DataFrame], title: str,
     style each), the top-``cutoff`` line and, when given, the paper's top-``cutoff`` shares as markers."""
     runs = {"": tables} if isinstance(tables, pd.DataFrame) else dict(tables)
     fig, ax = plt.subplots(figsize=(6.4, 3.9))
-    styles = ("-", "--", ":", "-.")
-    for (name, table), style in zip(runs.items(), styles * 4):
+    for (name, table), style in zip(runs.items(), itertools.cycle(("-", "--", ":", "-."))):
         for label, colour in zip(SERIES.values(), SERIES_COLOURS):
             ax.step(table["rank"], table[label], where="post", color=colour, ls=style,
                     label=f"{label} ({name})" if name else label)

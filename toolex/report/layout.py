@@ -25,20 +25,16 @@ def _drawn_texts(fig: Any) -> list[Any]:
     from matplotlib.axis import Axis
     from matplotlib.text import Text
 
-    tick_labels: set[int] = set()
-    kept_ticks: set[int] = set()
+    hidden: set[int] = set()  # labels of ticks outside the view: kept by matplotlib, never drawn
     for axis in fig.findobj(Axis):
         low, high = sorted(axis.get_view_interval())
         for tick in axis.get_major_ticks() + axis.get_minor_ticks():
-            for label in (tick.label1, tick.label2):
-                tick_labels.add(id(label))
-                if low - 1e-9 <= tick.get_loc() <= high + 1e-9 if tick.get_loc() is not None else False:
-                    kept_ticks.add(id(label))
+            loc = tick.get_loc()
+            if loc is None or not low - 1e-9 <= loc <= high + 1e-9:
+                hidden.update((id(tick.label1), id(tick.label2)))
     texts = []
     for text in fig.findobj(Text):
-        if not text.get_visible() or not text.get_text().strip():
-            continue
-        if id(text) in tick_labels and id(text) not in kept_ticks:
+        if not text.get_visible() or not text.get_text().strip() or id(text) in hidden:
             continue
         if text.axes is not None and not text.axes.get_visible():
             continue
