@@ -12,6 +12,7 @@ by ``+`` are merged into one benchmark.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from toolex import paths
@@ -72,19 +73,27 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
     raise InputError(None, f"unknown benchmark {name!r}; known: {known}")
 
 
+#: Benchmarks that carry a one-to-many ground truth of their own: name prefix → (how to derive it, its rule).
+OWN_GOLD = {"sgd/": (sgd_acceptable, f"sgd gold v{SGD_GOLD_VERSION}")}
+
+
+def _own_gold_source(benchmark: Benchmark) -> tuple[Callable[[Benchmark], dict[str, list[list[str]]]], str]:
+    for prefix, source in OWN_GOLD.items():
+        if benchmark.name.startswith(prefix):
+            return source
+    raise InputError(None, f"{benchmark.name} carries no one-to-many ground truth of its own")
+
+
 def own_gold(benchmark: Benchmark) -> dict[str, list[list[str]]]:
     """The human one-to-many ground truth a benchmark carries (query id → accepted combinations, C* first):
     ``sgd/*`` only; any other benchmark raises :class:`InputError`."""
-    if benchmark.name.startswith("sgd/"):
-        return sgd_acceptable(benchmark)
-    raise InputError(None, f"{benchmark.name} carries no one-to-many ground truth of its own")
+    derive, _rule = _own_gold_source(benchmark)
+    return derive(benchmark)
 
 
 def own_gold_rule(benchmark: Benchmark) -> str:
     """How :func:`own_gold` derives the benchmark's ground truth (its version), for provenance records."""
-    if benchmark.name.startswith("sgd/"):
-        return f"sgd gold v{SGD_GOLD_VERSION}"
-    raise InputError(None, f"{benchmark.name} carries no one-to-many ground truth of its own")
+    return _own_gold_source(benchmark)[1]
 
 
 def load_benchmarks(names: list[str] | tuple[str, ...],

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from toolex.data.registry import own_gold_rule
 from toolex.report.artifacts import ensure_runs
 from toolex.report.context import Report, open_report
 from toolex.report.settings import DEFAULT_RETRIEVERS, ReportSettings
@@ -54,8 +55,6 @@ def validation_provenance(report: Report) -> dict[str, Any]:
     """Data, judge (with its score model or routing counts), retrievers and annotation settings."""
     manifest = report.annotated.folder.manifest()
     judge = manifest.get("judge", {})
-    from toolex.data.registry import own_gold_rule
-
     return {"data": report.workspace.describe(), "gold": own_gold_rule(report.workspace.benchmarks[0]),
             "judge": report.judge,
             "retrievers": list(report.settings.retrievers),
@@ -102,8 +101,6 @@ def keep_validation(folder: str | Path, runs: Mapping[str, str | Path], out: str
     gold = benchmark_gold(benchmark, [a.query_id for a in annotations])
     result = validate(gold, annotations, dict(runs), k=k, bootstrap=bootstrap, seed=seed)
     judge = manifest.get("judge", {})
-    from toolex.data.registry import own_gold_rule
-
     record = {"label": label, "judge": judge.get("name"), "gold": own_gold_rule(benchmark),
               "data": f"{benchmark.name}, {len(annotations)} queries "
               f"(data sha256 {benchmark.checksum[:8]})", "annotation_settings": manifest.get("config", {}),
