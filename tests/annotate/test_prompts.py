@@ -172,3 +172,27 @@ def test_local_judge_budget_follows_the_server_context(monkeypatch):
     monkeypatch.delenv("TOOLEX_LLM_N_CTX")
     assert LLMSettings.local().context_tokens == 4096
     assert LLMSettings(base_url="http://h/v1", model="m").context_tokens == 128_000
+
+
+def test_decomposition_schema_names_the_valid_tool_indices_as_an_enum():
+    """Grammar-constrained servers enforce an enum but not integer bounds: a 0-based index must be impossible
+    to generate, and it is rejected when a server does not constrain."""
+    from toolex.llm.schema import is_valid
+
+    schema = prompts.decomposition_schema(2)
+    item = schema["properties"]["sub_queries"]["items"]["properties"]["tool_index"]
+    assert item["enum"] == [1, 2] and "minimum" not in item
+    answer = {"sub_queries": [{"tool_index": i, "functionality": "f", "entity": "e", "sub_query": "s"}
+                              for i in (1, 2)]}
+    assert is_valid(answer, schema)
+    answer["sub_queries"][0]["tool_index"] = 0
+    assert not is_valid(answer, schema)
+
+
+def test_decomposition_grammar_forbids_zero_based_indices():
+    """The grammar llama-cpp-python builds from the schema admits 1..k and nothing else."""
+    grammar_module = pytest.importorskip("llama_cpp.llama_grammar")
+    gbnf = grammar_module.json_schema_to_gbnf(json.dumps(prompts.decomposition_schema(3)))
+    rule = next(line for line in gbnf.splitlines() if "tool-index" in line and "::=" in line
+                and line.split("::=")[0].strip().endswith("tool-index"))
+    assert all(f'"{i}"' in rule for i in (1, 2, 3)) and '"0"' not in rule

@@ -113,7 +113,9 @@ def decomposition_schema(k: int) -> dict[str, Any]:
         "additionalProperties": False,
         "required": ["tool_index", "functionality", "entity", "sub_query"],
         "properties": {
-            "tool_index": {"type": "integer", "minimum": 1, "maximum": k},
+            # an enum, not minimum/maximum: grammar-constrained servers (llama.cpp) enforce enums but not
+            # integer bounds, and a small model otherwise answers 0-based indices
+            "tool_index": {"type": "integer", "enum": list(range(1, k + 1))},
             "functionality": {"type": "string"},
             "entity": {"type": "string"},
             "sub_query": {"type": "string"},
