@@ -1,8 +1,10 @@
 """Retriever specs as the command line writes them.
 
-``bm25`` · ``dense:minilm`` (the embedded all-MiniLM-L6-v2) · ``dense:<hub id or local folder>`` ·
+``bm25`` · ``dense:minilm`` (the embedded all-MiniLM-L6-v2) · ``dense:minilm-ft`` (MiniLM fine-tuned on
+one-to-one labels, :mod:`toolex.retrieval.finetune`) · ``dense:<hub id or local folder>`` ·
 ``openai:<model>@<base_url>`` (an OpenAI-compatible ``/v1/embeddings`` endpoint; the key comes from
-``OPENAI_API_KEY`` or ``api_key``).
+``OPENAI_API_KEY`` or ``api_key``) · ``rrf:<spec>+<spec>...`` (Reciprocal Rank Fusion of those retrievers) ·
+``hybrid`` (``rrf:bm25+dense:minilm``).
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from pathlib import Path
 
 from toolex.errors import InputError
 from toolex.retrieval.base import Retriever
+from toolex.retrieval.hybrid import HYBRID, HYBRID_PARTS
 from toolex.retrieval.prompts import detect_family
 
-KINDS = ("bm25", "dense", "openai")
+KINDS = ("bm25", "dense", "openai", "rrf")
 
 
 @dataclass(frozen=True)
@@ -26,18 +29,29 @@ class RetrieverSpec:
     def __str__(self) -> str:
         if self.kind == "bm25":
             return "bm25"
+        if self.kind == "rrf":
+            return HYBRID if self.model == "+".join(HYBRID_PARTS) else f"rrf:{self.model}"
         if self.kind == "openai":
             return f"openai:{self.model}@{self.base_url}" if self.base_url else f"openai:{self.model}"
         return f"dense:{self.model}"
 
 
 def parse_spec(spec: str) -> RetrieverSpec:
-    """Parse ``bm25``, ``dense:<model>`` or ``openai:<model>[@<base_url>]``."""
+    """Parse ``bm25``, ``dense:<model>``, ``openai:<model>[@<base_url>]``, ``rrf:<spec>+<spec>...`` or
+    ``hybrid``."""
     spec = spec.strip()
     kind, _, rest = spec.partition(":")
     kind = kind.lower()
     if kind == "bm25" and not rest:
         return RetrieverSpec("bm25")
+    if kind == HYBRID and not rest:
+        return RetrieverSpec("rrf", "+".join(HYBRID_PARTS))
+    if kind == "rrf" and rest:
+        parts = [str(parse_spec(part)) for part in _split_parts(rest)]
+        if len(parts) < 2:
+            raise InputError(None, f"retriever spec {spec!r}: rrf fuses two or more retrievers "
+                                   "(rrf:bm25+dense:minilm)")
+        return RetrieverSpec("rrf", "+".join(parts))
     if kind == "dense" and rest:
         return RetrieverSpec("dense", rest)
     if kind == "openai" and rest:
@@ -45,8 +59,21 @@ def parse_spec(spec: str) -> RetrieverSpec:
         if not model:
             raise InputError(None, f"retriever spec {spec!r}: no model name before '@'")
         return RetrieverSpec("openai", model, base_url or None)
-    raise InputError(None, f"unknown retriever spec {spec!r}; use bm25, dense:minilm, dense:<hub id or path> "
-                           "or openai:<model>@<base_url>")
+    raise InputError(None, f"unknown retriever spec {spec!r}; use bm25, dense:minilm, dense:<hub id or path>, "
+                           "openai:<model>@<base_url>, rrf:<spec>+<spec> or hybrid")
+
+
+def _split_parts(text: str) -> list[str]:
+    """The parts of an ``rrf:`` spec: split on ``+`` where a new part starts (``bm25``, ``dense:``,
+    ``openai:``), so that a ``+`` inside a model name or URL stays."""
+    parts: list[str] = []
+    for piece in text.split("+"):
+        starts = piece.strip().lower()
+        if not parts or starts == "bm25" or starts == HYBRID or starts.startswith(("dense:", "openai:")):
+            parts.append(piece.strip())
+        else:
+            parts[-1] += "+" + piece
+    return parts
 
 
 def build_retriever(spec: str | RetrieverSpec, family: str | None = None, max_length: int | None = None,
@@ -56,6 +83,13 @@ def build_retriever(spec: str | RetrieverSpec, family: str | None = None, max_le
     """A ready-to-index retriever for a spec; ``family`` overrides the prompt family detected from the
     name."""
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
+    if parsed.kind == "rrf":
+        from toolex.retrieval.hybrid import FusionRetriever
+
+        parts = [build_retriever(part, max_length=max_length, batch_size=batch_size, device=device,
+                                 cache=cache, progress=progress, api_key=api_key)
+                 for part in _split_parts(parsed.model)]
+        return FusionRetriever(parts, name=str(parsed))
     if parsed.kind == "bm25":
         from toolex.retrieval.bm25 import BM25Retriever
 
