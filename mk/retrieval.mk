@@ -1,6 +1,6 @@
 # Retrieval: the baseline table, benches and the retrieval tests (included by the main Makefile, which defines PY).
 
-.PHONY: baselines bench-bm25 bench-dense bench-retrieval test-retrieval
+.PHONY: baselines bench-bm25 bench-dense bench-retrieval test-retrieval finetune
 
 baselines: setup ## BM25 and MiniLM, one-to-one, on the ToolRet subsets and ToolLens (artifacts/results/baselines.*)
 	$(PY) -m toolex.retrieval.baselines
@@ -15,3 +15,6 @@ bench-retrieval: bench-bm25 bench-dense ## both retrieval benches
 
 test-retrieval: setup ## the retrieval tests only
 	$(PY) -m pytest tests/retrieval -q
+
+finetune: setup ## fine-tune MiniLM on one-to-one labels of the training queries (dense:minilm-ft; minutes on 2 cores)
+	$(PY) -m toolex.cli finetune --no-progress

@@ -19,6 +19,7 @@ COMMANDS = {
     "annotate": "toolex.commands.annotate",
     "agreement": "toolex.commands.agreement",
     "calibrate": "toolex.commands.calibrate",
+    "finetune": "toolex.commands.finetune",
     "review": "toolex.commands.review",
     "validate": "toolex.commands.validate",
     "paper-check": "toolex.commands.paper_check",

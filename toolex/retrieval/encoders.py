@@ -19,6 +19,8 @@ MINILM_ALIASES = ("minilm", "all-minilm-l6-v2", "sentence-transformers/all-minil
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MPNET_ALIASES = ("mpnet", "all-mpnet-base-v2", "sentence-transformers/all-mpnet-base-v2")
 MPNET_ID = "sentence-transformers/all-mpnet-base-v2"
+#: The alias of the fine-tuned MiniLM (:mod:`toolex.retrieval.finetune`).
+FINETUNED_ALIAS = "minilm-ft"
 #: Word pieces all-mpnet-base-v2 reads (the sentence-transformers default is 384; the model was trained on
 #: 128,
 #: and 256 keeps a tool's name, description and parameters at a third less CPU time).
@@ -47,7 +49,14 @@ def mpnet_path() -> Path:
 
 
 def embedded_model(model: str) -> tuple[str, str] | None:
-    """``(local folder, hub id)`` of an embedded model alias (``minilm``, ``mpnet``), else None."""
+    """``(local folder, hub id)`` of an embedded model alias (``minilm``, ``mpnet``, ``minilm-ft``: MiniLM
+    fine-tuned with the default settings of :mod:`toolex.retrieval.finetune`, trained on first use), else
+    None."""
+    if model.lower() == FINETUNED_ALIAS:
+        from toolex.retrieval.finetune import ensure_finetuned
+
+        folder = ensure_finetuned()
+        return str(folder), f"toolex/{folder.name}"
     if model.lower() in MINILM_ALIASES:
         return str(minilm_path()), MINILM_ID
     if model.lower() in MPNET_ALIASES:

@@ -1,8 +1,9 @@
 """A hybrid retriever: Reciprocal Rank Fusion of several retrievers' rankings over the same pool.
 
-``hybrid`` is ``rrf:bm25+dense:minilm`` (the lexical and the embedded dense baseline); ``rrf:<spec>+<spec>...``
-fuses any retrievers. Each part ranks its top :data:`FUSION_DEPTH` tools (at least ``k``), the fused score is
-:func:`toolex.retrieval.fusion.rrf_scores` with the paper's k = 60, and the top ``k`` are returned.
+``hybrid`` is ``rrf:bm25+dense:minilm`` (the lexical and the embedded dense baseline);
+``rrf:<spec>+<spec>...`` fuses any retrievers. Each part ranks its top :data:`FUSION_DEPTH` tools (at least
+``k``), the fused score is :func:`toolex.retrieval.fusion.rrf_scores` with the paper's k = 60, and the top
+``k`` are returned.
 """
 
 from __future__ import annotations

@@ -59,8 +59,8 @@ def parse_spec(spec: str) -> RetrieverSpec:
         if not model:
             raise InputError(None, f"retriever spec {spec!r}: no model name before '@'")
         return RetrieverSpec("openai", model, base_url or None)
-    raise InputError(None, f"unknown retriever spec {spec!r}; use bm25, dense:minilm, dense:<hub id or path>, "
-                           "openai:<model>@<base_url>, rrf:<spec>+<spec> or hybrid")
+    raise InputError(None, f"unknown retriever spec {spec!r}; use bm25, dense:minilm, "
+                           "dense:<hub id or path>, openai:<model>@<base_url>, rrf:<spec>+<spec> or hybrid")
 
 
 def _split_parts(text: str) -> list[str]:

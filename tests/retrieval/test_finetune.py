@@ -1,0 +1,103 @@
+"""Fine-tuning on one-to-one labels: disjoint training and evaluation queries, batches without duplicate
+positives, a model folder keyed by its settings, written whole, usable as a dense retriever."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolex.data.records import Benchmark, Query, Tool
+from toolex.retrieval import finetune
+from toolex.retrieval.finetune import (FinetuneSettings, Triple, batches, evaluation_queries, held_out,
+                                       training_queries)
+
+WORDS = ["weather", "forecast", "email", "mail", "stock", "price", "translate", "text", "image", "resize",
+         "calendar", "event", "flight", "booking", "recipe", "cooking"]
+
+
+def _bench(name: str = "toolret/demo", n: int = 40) -> Benchmark:
+    tools = [Tool(f"{name}-t{i}", f"tool_{WORDS[i]}", {"name": f"tool_{WORDS[i]}",
+                                                       "description": f"Handles {WORDS[i]} requests."})
+             for i in range(len(WORDS))]
+    queries = [Query(f"{name}-q{i}", f"please help with {WORDS[i % len(WORDS)]} number {i}",
+                     (tools[i % len(WORDS)].id,)) for i in range(n)]
+    return Benchmark(name, queries, {t.id: t for t in tools}, checksum=f"{name}-sum")
+
+
+def test_training_and_evaluation_queries_are_disjoint_and_cover_the_benchmark():
+    bench, settings = _bench(n=200), FinetuneSettings(benchmarks=("toolret/demo",))
+    train = {q.id for q in training_queries(bench, settings)}
+    test = {q.id for q in evaluation_queries(bench, settings)}
+    assert not train & test and train | test == {q.id for q in bench.queries}
+    assert 0.35 < len(train) / 200 < 0.65  # the hash split is near the 0.5 train fraction
+    assert held_out("x", settings) == held_out("x", FinetuneSettings())  # deterministic
+    other_seed = FinetuneSettings(seed=1)
+    assert [held_out(q.id, settings) for q in bench.queries] != [held_out(q.id, other_seed)
+                                                                 for q in bench.queries]
+
+
+def test_a_benchmark_with_its_own_training_split_is_held_out_whole(monkeypatch):
+    test_part, train_part = _bench("toollens", 10), _bench("toollens-train", 30)
+    monkeypatch.setattr(finetune, "load_benchmark", lambda name, data_dir=None: train_part)
+    settings = FinetuneSettings(own_train=12)
+    assert evaluation_queries(test_part, settings) == test_part.queries
+    train = training_queries(test_part, settings)
+    assert len(train) == 12 and {q.id for q in train} <= {q.id for q in train_part.queries}
+
+
+def test_batches_never_repeat_a_positive_and_keep_every_triple():
+    triples = [Triple("b", f"q{i}", "q", "p", "n", positive_id=f"t{i % 3}") for i in range(12)]
+    plan = batches(triples, size=4, seed=0)
+    assert all(len({t.positive_id for t in b}) == len(b) for b in plan)
+    assert sorted(t.query_id for b in plan for t in b) == sorted(t.query_id for t in triples)
+    assert plan == batches(triples, size=4, seed=0)
+
+
+def test_settings_are_checked():
+    with pytest.raises(ValueError, match="train_fraction"):
+        FinetuneSettings(train_fraction=1.0)
+    with pytest.raises(ValueError, match="batch_size"):
+        FinetuneSettings(batch_size=1)
+
+
+def test_the_model_folder_is_keyed_by_settings_and_data_and_reused(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path))
+    bench = _bench()
+    monkeypatch.setattr(finetune, "load_benchmark", lambda name, data_dir=None: bench)
+    calls = []
+
+    def fake_train(settings, benchmarks, out, data_dir=None, progress=False):
+        calls.append(settings)
+        out.mkdir(parents=True)
+        (out / finetune.MANIFEST).write_text("{}")
+        return {}
+
+    monkeypatch.setattr(finetune, "train", fake_train)
+    settings = FinetuneSettings(benchmarks=("toolret/demo",))
+    first = finetune.ensure_finetuned(settings)
+    assert finetune.ensure_finetuned(settings) == first and len(calls) == 1
+    changed = finetune.ensure_finetuned(finetune.with_overrides(settings, learning_rate=1e-5))
+    assert changed != first and len(calls) == 2
+    other_data = Benchmark(bench.name, bench.queries, bench.tools, checksum="changed")
+    assert finetune.settings_key(settings, [other_data]) != finetune.settings_key(settings, [bench])
+
+
+@pytest.mark.slow
+def test_training_writes_a_model_that_retrieves(tmp_path):
+    """Two small batches of real training: the folder holds the model and its manifest, no temporary folder
+    is left, and the model loads as ``dense:<folder>``."""
+    from toolex.retrieval import build_retriever, retrieve_queries
+
+    bench = _bench(n=48)
+    settings = FinetuneSettings(benchmarks=(bench.name,), batch_size=8, max_length=32)
+    out = tmp_path / "models" / "minilm-ft-test"
+    manifest = finetune.train(settings, [bench], out)
+    assert manifest["training"]["triples"] == len(training_queries(bench, settings))
+    assert manifest["training"]["steps"] >= 2 and manifest["labels"].startswith("one-to-one")
+    assert json.loads((out / finetune.MANIFEST).read_text())["settings"]["batch_size"] == 8
+    assert [p.name for p in out.parent.iterdir()] == ["minilm-ft-test"]
+    tuned = build_retriever(f"dense:{out}", cache=False)
+    tuned.index(bench.tools)
+    run = retrieve_queries(tuned, evaluation_queries(bench, settings), k=3)
+    assert len(run) == len(evaluation_queries(bench, settings)) and all(len(r) == 3 for r in run.values())

@@ -1,0 +1,272 @@
+"""Fine-tune a dense tool retriever on one-to-one labels, as Tool-Embed was trained on ToolRet's training
+data.
+
+The model (all-MiniLM-L6-v2 by default) learns from (query, C* tool, hard negative) triples with in-batch
+negatives (sentence-transformers' ``MultipleNegativesRankingLoss``). The hard negative of a query is the tool
+the base model ranks highest among those that are not in C*: the one-to-one reading of the labels, under which
+an equivalent tool is a negative too. That is the training signal whose evaluation the paper questions.
+
+Training queries never overlap the queries a report evaluates:
+
+* a benchmark with its own training split (ToolLens: ``toollens:train``) trains on up to
+  :attr:`FinetuneSettings.own_train` of those queries; all its evaluated (test) queries are held out;
+* any other benchmark (the ToolRet subsets) is split by query: a query trains when a hash of the seed and
+  its id falls below :attr:`FinetuneSettings.train_fraction`; the rest are held out (:func:`held_out`).
+  Tools are shared between the parts, as ToolRet's training set shares tool sources with its test set.
+
+The model is written to ``<artifacts>/models/<name>-ft-<key>/`` with a ``manifest.json``; the key is a hash
+of the settings and the data checksums, so a second call with the same settings reuses the model and a
+changed setting trains a new one. ``dense:minilm-ft`` is the model of the default settings (trained on first
+use).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from toolex import __version__, paths
+from toolex.data import DEFAULT_BENCHMARKS, load_benchmark, tool_pools
+from toolex.data.records import Benchmark, Query, Tool
+
+#: Benchmarks with a training split of their own: the evaluated name -> the training split's name.
+OWN_TRAIN_SPLITS = {"toollens": "toollens:train"}
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class FinetuneSettings:
+    """Everything that determines the fine-tuned model (and its folder's key)."""
+
+    base: str = "minilm"
+    benchmarks: tuple[str, ...] = DEFAULT_BENCHMARKS
+    #: Share of a benchmark's queries that train, for benchmarks without a training split of their own.
+    train_fraction: float = 0.5
+    #: Queries drawn (seeded) from a benchmark's own training split.
+    own_train: int = 1000
+    pool: str = "all"
+    hard_negatives: int = 1
+    epochs: int = 1
+    batch_size: int = 32
+    learning_rate: float = 2e-5
+    warmup: float = 0.1
+    max_length: int = 128
+    seed: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.train_fraction < 1.0:
+            raise ValueError(f"train_fraction must lie in (0, 1), got {self.train_fraction}")
+        if self.batch_size < 2:
+            raise ValueError("in-batch negatives need batch_size >= 2")
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["benchmarks"] = list(self.benchmarks)
+        return out
+
+
+def held_out(query_id: str, settings: FinetuneSettings) -> bool:
+    """True when a query of a benchmark without its own training split is kept for evaluation."""
+    digest = hashlib.sha256(f"{settings.seed}:{query_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 >= settings.train_fraction
+
+
+def evaluation_queries(benchmark: Benchmark, settings: FinetuneSettings) -> list[Query]:
+    """The queries of ``benchmark`` a fine-tuned model may be evaluated on (none of them trained it)."""
+    if benchmark.name in OWN_TRAIN_SPLITS:
+        return list(benchmark.queries)
+    return [q for q in benchmark.queries if held_out(q.id, settings)]
+
+
+def training_queries(benchmark: Benchmark, settings: FinetuneSettings,
+                     data_dir: str | Path | None = None) -> list[Query]:
+    """The queries of ``benchmark`` (or of its own training split) that train the model."""
+    if benchmark.name in OWN_TRAIN_SPLITS:
+        train = load_benchmark(OWN_TRAIN_SPLITS[benchmark.name], data_dir)
+        return list(train.sample(settings.own_train, settings.seed).queries)
+    return [q for q in benchmark.queries if not held_out(q.id, settings)]
+
+
+@dataclass(frozen=True)
+class Triple:
+    benchmark: str
+    query_id: str
+    query: str
+    positive: str
+    negative: str
+    positive_id: str
+
+
+def mine_triples(base: Any, benchmarks: Sequence[Benchmark], settings: FinetuneSettings,
+                 data_dir: str | Path | None = None) -> list[Triple]:
+    """One triple per (training query, C* tool in the pool) with the base model's best non-C* tools as hard
+    negatives, all texts in the base retriever's formats."""
+    from toolex.retrieval.base import retrieve_queries
+
+    pools = tool_pools(list(benchmarks), settings.pool)
+    triples: list[Triple] = []
+    indexed = None
+    for bench in benchmarks:
+        pool: dict[str, Tool] = pools[bench.name]
+        queries = training_queries(bench, settings, data_dir)
+        if indexed is not pool:
+            base.index(pool)
+            indexed = pool
+        run = retrieve_queries(base, queries, k=settings.hard_negatives + 20)
+        for q in queries:
+            positives = [tid for tid in dict.fromkeys(q.reference) if tid in pool]
+            negatives = [tid for tid in run.get(q.id, {}) if tid not in q.reference][:settings.hard_negatives]
+            text = base.prompt.query(q.text, q.instruction)
+            for tid in positives:
+                for neg in negatives:
+                    triples.append(Triple(bench.name, q.id, text, base.prompt.doc(pool[tid].text),
+                                          base.prompt.doc(pool[neg].text), tid))
+    return triples
+
+
+def batches(triples: Sequence[Triple], size: int, seed: int) -> list[list[Triple]]:
+    """Shuffled batches in which no tool is the positive twice (an in-batch duplicate would be a false
+    negative); a triple that cannot join the current batch waits for the next."""
+    order = list(triples)
+    random.Random(seed).shuffle(order)
+    out: list[list[Triple]] = []
+    pending = order
+    while pending:
+        batch: list[Triple] = []
+        seen: set[str] = set()
+        rest = []
+        for t in pending:
+            if len(batch) < size and t.positive_id not in seen:
+                batch.append(t)
+                seen.add(t.positive_id)
+            else:
+                rest.append(t)
+        out.append(batch)
+        pending = rest
+    return [b for b in out if len(b) >= 2]
+
+
+def _model_dir(settings: FinetuneSettings, key: str) -> Path:
+    return paths.artifacts_dir() / "models" / f"{settings.base}-ft-{key}"
+
+
+def settings_key(settings: FinetuneSettings, benchmarks: Sequence[Benchmark]) -> str:
+    parts = {"settings": settings.as_dict(), "data": {b.name: b.checksum for b in benchmarks},
+             "trainer": "toolex.retrieval.finetune v1"}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path,
+          data_dir: str | Path | None = None, progress: bool = False) -> dict[str, Any]:
+    """Fine-tune and save the model to ``out`` (written to a sibling folder, then renamed); the manifest."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.losses import MultipleNegativesRankingLoss
+    from tqdm.auto import tqdm
+
+    from toolex.retrieval.encoders import embedded_model
+    from toolex.retrieval.spec import build_retriever
+
+    started = time.perf_counter()
+    base = build_retriever(f"dense:{settings.base}")
+    triples = mine_triples(base, benchmarks, settings, data_dir)
+    if not triples:
+        raise ValueError("no training triples: the training queries have no C* tool in the pool")
+    folder = embedded_model(settings.base)
+    random.seed(settings.seed)
+    torch.manual_seed(settings.seed)
+    model = SentenceTransformer(folder[0] if folder else settings.base, device="cpu")
+    model.max_seq_length = settings.max_length
+    loss_fn = MultipleNegativesRankingLoss(model)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
+    plan = [b for epoch in range(settings.epochs) for b in batches(triples, settings.batch_size,
+                                                                  settings.seed + epoch)]
+    warmup = max(1, int(settings.warmup * len(plan)))
+    decay = len(plan) - warmup + 1
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda step: min((step + 1) / warmup, max(0.0, (len(plan) - step) / decay)))
+    model.train()
+    losses = []
+    for batch in tqdm(plan, desc="fine-tune", disable=not progress, unit="batch"):
+        columns = ([t.query for t in batch], [t.positive for t in batch], [t.negative for t in batch])
+        features = [{k: v.to(model.device) if isinstance(v, torch.Tensor) else v
+                     for k, v in model.tokenize(list(c)).items()} for c in columns]
+        loss = loss_fn(features, None)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimiser.step()
+        schedule.step()
+        optimiser.zero_grad()
+        losses.append(round(float(loss.detach()), 5))
+    model.eval()
+    queries = {t.query_id for t in triples}
+    tenth = max(1, len(losses) // 10)
+    manifest = {
+        "model": f"toolex/{settings.base}-ft", "base": settings.base, "settings": settings.as_dict(),
+        "labels": "one-to-one (C* positive; every other tool, equivalents included, a negative)",
+        "loss": "MultipleNegativesRankingLoss (in-batch negatives + mined hard negatives)",
+        "data": {b.name: b.checksum for b in benchmarks},
+        "training": {"queries": len(queries), "triples": len(triples), "steps": len(plan),
+                     "per_benchmark": _count(t.benchmark for t in triples)},
+        "held_out": "ToolRet-style subsets: sha256(seed:query id) >= train_fraction; "
+                    f"own training split for {sorted(OWN_TRAIN_SPLITS)}",
+        "losses": {"first": losses[:5], "last": losses[-5:], "mean_first_tenth": _mean(losses[:tenth]),
+                   "mean_last_tenth": _mean(losses[-tenth:])},
+        "seconds": round(time.perf_counter() - started, 1),
+        "versions": {"toolex": __version__, "torch": torch.__version__,
+                     "sentence_transformers": _st_version()},
+    }
+    tmp = out.with_name(out.name + f".tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save(str(tmp))
+    (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    return manifest
+
+
+def _count(names: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _mean(values: Sequence[float]) -> float:
+    return round(sum(values) / len(values), 5) if values else float("nan")
+
+
+def _st_version() -> str:
+    import sentence_transformers
+
+    return str(sentence_transformers.__version__)
+
+
+def ensure_finetuned(settings: FinetuneSettings | None = None, data_dir: str | Path | None = None,
+                     progress: bool = False, force: bool = False) -> Path:
+    """The folder of the model fine-tuned with ``settings`` (default settings when None), trained when
+    missing."""
+    settings = settings or FinetuneSettings()
+    benchmarks = [load_benchmark(name, data_dir) for name in settings.benchmarks]
+    out = _model_dir(settings, settings_key(settings, benchmarks))
+    if force or not (out / MANIFEST).exists():
+        train(settings, benchmarks, out, data_dir, progress)
+    return out
+
+
+def read_manifest(folder: str | Path) -> dict[str, Any]:
+    return json.loads((Path(folder) / MANIFEST).read_text())
+
+
+def with_overrides(settings: FinetuneSettings, **overrides: Any) -> FinetuneSettings:
+    """``settings`` with the given fields replaced (None values ignored)."""
+    return replace(settings, **{k: v for k, v in overrides.items() if v is not None})
