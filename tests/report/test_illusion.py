@@ -29,3 +29,53 @@ def test_own_illusion_from_the_avg_rows():
     assert row.tool_de_gain == 10.0 and row.tooleq_gain == 5.0 and row.illusion_share_pct == 50.0
     with pytest.raises(KeyError):
         own_illusion(results, [("base", "missing")])
+
+
+def _long_scores(seed: int = 0, n: int = 60) -> pd.DataFrame:
+    """Per-query scores of a base and a tuned system in two categories: the tuned one gains on one-to-one,
+    about half of which ToolEq confirms."""
+    import numpy as np
+
+    from toolex.io.annotations import Annotation
+    from toolex.metrics import GroundTruth
+    from toolex.metrics.long import concat
+
+    rng = np.random.default_rng(seed)
+    ann, base, tuned = [], {}, {}
+    for i in range(n):
+        qid, cat = f"q{i}", ("code", "web")[i % 2]
+        ann.append(Annotation(qid, cat, ("a",), (("a",), ("b",))))
+        # base: C* at a random rank or only its equivalent; tuned: C* a little more often at the top
+        base[qid] = {"a": 1.0, "z": 2.0} if rng.random() < 0.5 else {"b": 2.0, "z": 1.0}
+        tuned[qid] = {"a": 2.0, "z": 1.0} if rng.random() < 0.7 else {"b": 2.0, "z": 1.0}
+    truth = GroundTruth(ann)
+    return concat([truth.evaluate(base, 10).long("base"), truth.evaluate(tuned, 10).long("tuned")])
+
+
+def test_illusion_interval_agrees_with_the_table_and_holds_its_point():
+    from toolex.report import results
+    from toolex.report.illusion import illusion_interval, illusion_table
+
+    scores = _long_scores()
+    got = illusion_interval(scores, "base", "tuned", resamples=300)
+    table = results.main_results(scores)
+    expected = own_illusion(table, [("base", "tuned")]).iloc[0]
+    assert got["tool_de_gain"] == pytest.approx(expected.tool_de_gain, abs=1e-9)
+    assert got["tooleq_gain"] == pytest.approx(expected.tooleq_gain, abs=1e-9)
+    assert got["illusion_share_pct"] == pytest.approx(expected.illusion_share_pct, abs=1e-9)
+    for point, bounds in (("tool_de_gain", "tool_de_gain_interval"), ("tooleq_gain", "tooleq_gain_interval"),
+                          ("illusion_share_pct", "illusion_share_interval_pct")):
+        low, high = got[bounds]
+        assert low <= got[point] <= high and low < high
+    assert got["queries"] == 60 and got["categories"] == 2
+    assert got == illusion_interval(scores, "base", "tuned", resamples=300)  # seeded
+    shown = illusion_table([got])
+    assert list(shown["illusion share 95% CI"]) == [
+        f"[{got['illusion_share_interval_pct'][0]:.1f}, {got['illusion_share_interval_pct'][1]:.1f}]"]
+
+
+def test_illusion_interval_names_a_missing_system():
+    from toolex.report.illusion import illusion_interval
+
+    with pytest.raises(KeyError, match="other"):
+        illusion_interval(_long_scores(), "base", "other", resamples=10)

@@ -9,8 +9,14 @@ import pytest
 
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.retrieval import finetune
-from toolex.retrieval.finetune import (FinetuneSettings, Triple, batches, evaluation_queries, held_out,
-                                       training_queries)
+from toolex.retrieval.finetune import (
+    FinetuneSettings,
+    Triple,
+    batches,
+    evaluation_queries,
+    held_out,
+    training_queries,
+)
 
 WORDS = ["weather", "forecast", "email", "mail", "stock", "price", "translate", "text", "image", "resize",
          "calendar", "event", "flight", "booking", "recipe", "cooking"]

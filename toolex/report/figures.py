@@ -79,22 +79,57 @@ def combinations_bars(before_after: pd.DataFrame, paper_valid: float | None = No
 
 
 def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the base retriever") -> Any:
-    """Per pair: the one-to-one (Tool-DE) gain and the ToolEq gain, the illusion share written above."""
+    """Per pair: the one-to-one (Tool-DE) gain and the ToolEq gain, the illusion share written above; pairs
+    with ``*_interval`` columns (lists ``[low, high]``) get error bars and the share's interval, and a
+    ``source`` column names where each pair comes from under its label."""
     fig, ax = plt.subplots(figsize=(1.5 + 1.8 * len(gains), 3.6))
     x = np.arange(len(gains))
-    ax.set_ylim(min(0.0, float(gains.tooleq_gain.min())) * 1.3,
-                1.35 * float(max(gains.tool_de_gain.max(), 0.1)))
-    ax.bar(x - 0.2, gains.tool_de_gain, 0.4, label="gain on Tool-DE (one-to-one)", color="tab:gray")
-    ax.bar(x + 0.2, gains.tooleq_gain, 0.4, label="gain on ToolEq", color="tab:blue")
-    for xi, (de, share) in enumerate(zip(gains.tool_de_gain, gains.illusion_share_pct)):
-        ax.annotate(f"illusion {share:.0f}%", (xi, de), ha="center", va="bottom", fontsize=8,
-                    xytext=(0, 4), textcoords="offset points")
-    ax.set_xticks(x, [f"{b}\n→ {t}" for b, t in zip(gains.base, gains.fine_tuned)], fontsize=7)
+    highs = [max(de, *(_bounds(gains, "tool_de_gain_interval", i) or [de])) for i, de in
+             enumerate(gains.tool_de_gain)]
+    lows = [min(eq, *(_bounds(gains, "tooleq_gain_interval", i) or [eq])) for i, eq in
+            enumerate(gains.tooleq_gain)]
+    ax.set_ylim(min(0.0, min(lows)) * 1.3, 1.35 * max(max(highs), 0.1))
+    for offset, column, label, colour in ((-0.2, "tool_de_gain", "gain on Tool-DE (one-to-one)", "tab:gray"),
+                                          (0.2, "tooleq_gain", "gain on ToolEq", "tab:blue")):
+        values = gains[column].to_numpy(dtype=float)
+        err = _error_bars(gains, f"{column}_interval", values)
+        ax.bar(x + offset, values, 0.4, label=label, color=colour, yerr=err, capsize=3 if err is not None
+               else 0, error_kw={"lw": 0.8})
+    for xi, (high, share) in enumerate(zip(highs, gains.illusion_share_pct)):
+        bounds = _bounds(gains, "illusion_share_interval_pct", xi)
+        text = "illusion n/a" if pd.isna(share) else f"illusion {share:.0f}%"
+        if bounds and not any(pd.isna(b) for b in bounds):
+            text += f"\n[{bounds[0]:.0f}, {bounds[1]:.0f}]"
+        ax.annotate(text, (xi, high), ha="center", va="bottom", fontsize=8, xytext=(0, 4),
+                    textcoords="offset points")
+    sources = gains["source"] if "source" in gains else [""] * len(gains)
+    ax.set_xticks(x, [f"{b}\n→ {t}" + (f"\n({src})" if src else "")
+                      for b, t, src in zip(gains.base, gains.fine_tuned, sources)], fontsize=7)
     ax.axhline(0, color="black", lw=0.6)
     ax.set_ylabel("NDCG@10 gain (points)")
     set_title(ax, title)
     _legend_beside(ax)
     return fig
+
+
+def _bounds(frame: pd.DataFrame, column: str, row: int) -> list[float] | None:
+    """``[low, high]`` of a row's interval column, None where the column or the value is missing."""
+    if column not in frame:
+        return None
+    value = frame[column].iloc[row]
+    return [float(v) for v in value] if isinstance(value, (list, tuple, np.ndarray)) else None
+
+
+def _error_bars(frame: pd.DataFrame, column: str, values: np.ndarray) -> np.ndarray | None:
+    """Asymmetric error bars (2 × n) from an interval column; rows without one get none."""
+    if column not in frame:
+        return None
+    err = np.zeros((2, len(values)))
+    for i, value in enumerate(values):
+        bounds = _bounds(frame, column, i)
+        if bounds:
+            err[:, i] = [max(value - bounds[0], 0.0), max(bounds[1] - value, 0.0)]
+    return err
 
 
 def rank_cdf_plot(tables: pd.DataFrame | Mapping[str, pd.DataFrame], title: str, cutoff: int = 10,

@@ -194,12 +194,13 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     decay = len(plan) - warmup + 1
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda step: min((step + 1) / warmup, max(0.0, (len(plan) - step) / decay)))
+    tokenize = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers >= 5.2 renamed it
     model.train()
     losses = []
     for batch in tqdm(plan, desc="fine-tune", disable=not progress, unit="batch"):
         columns = ([t.query for t in batch], [t.positive for t in batch], [t.negative for t in batch])
         features = [{k: v.to(model.device) if isinstance(v, torch.Tensor) else v
-                     for k, v in model.tokenize(list(c)).items()} for c in columns]
+                     for k, v in tokenize(list(c)).items()} for c in columns]
         loss = loss_fn(features, None)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

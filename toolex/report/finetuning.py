@@ -1,0 +1,64 @@
+"""Our own base / fine-tuned pair for Figure 3: MiniLM and MiniLM fine-tuned on one-to-one labels
+(:mod:`toolex.retrieval.finetune`), both scored on the held-out queries only, under one-to-one and ToolEq."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from toolex.report.artifacts import ensure_run
+from toolex.report.context import Report
+from toolex.report.results import evaluate_runs
+from toolex.report.settings import ReportSettings
+from toolex.retrieval.finetune import FinetuneSettings, ensure_finetuned, evaluation_queries, read_manifest
+
+BASE = "dense:minilm"
+TUNED = "dense:minilm-ft"
+#: Queries drawn from a benchmark's own training split in the smoke setting (the full setting: the default).
+SMOKE_OWN_TRAIN = 200
+
+
+@dataclass
+class OwnPair:
+    """The pair's long-form scores on the held-out queries, and the model it was measured with."""
+
+    base: str
+    tuned: str
+    model: Path
+    manifest: dict[str, Any]
+    scores: pd.DataFrame
+    held_out: int
+
+    def describe(self) -> str:
+        training = self.manifest["training"]
+        return (f"{self.tuned} = {self.manifest['base']} fine-tuned on one-to-one labels of "
+                f"{training['queries']} training queries ({training['triples']} triples, {training['steps']} "
+                f"steps; model {self.model.name}); scored on {self.held_out} held-out queries")
+
+
+def finetune_settings(settings: ReportSettings) -> FinetuneSettings:
+    """The fine-tuning that belongs to a report: trained on the report's benchmarks (their training part),
+    with fewer own-split queries in the smoke setting."""
+    tuned = FinetuneSettings(benchmarks=tuple(settings.benchmarks), seed=settings.seed)
+    if settings.smoke:
+        tuned = FinetuneSettings(benchmarks=tuned.benchmarks, seed=settings.seed, own_train=SMOKE_OWN_TRAIN)
+    return tuned
+
+
+def own_pair(report: Report, settings: FinetuneSettings | None = None, base: str = BASE,
+             progress: bool = False) -> OwnPair:
+    """Fine-tune (or reuse) the model, then score base and fine-tuned on the report's queries that did not
+    train it."""
+    settings = settings or finetune_settings(report.settings)
+    folder = ensure_finetuned(settings, progress=progress)
+    workspace = report.workspace
+    held = {q.id for b in workspace.benchmarks for q in evaluation_queries(b, settings)}
+    held &= {q.id for q in workspace.queries}
+    runs = {base: ensure_run(base, workspace), TUNED: ensure_run(f"dense:{folder}", workspace)}
+    runs = {name: {q: ranking for q, ranking in run.items() if q in held} for name, run in runs.items()}
+    annotations = [a for a in report.annotated.annotations if a.query_id in held]
+    scores = evaluate_runs(runs, annotations, report.settings.k, workspace.subset_of)
+    return OwnPair(base, TUNED, folder, read_manifest(folder), scores, len(held))
