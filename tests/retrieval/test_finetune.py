@@ -107,3 +107,14 @@ def test_training_writes_a_model_that_retrieves(tmp_path):
     tuned.index(bench.tools)
     run = retrieve_queries(tuned, evaluation_queries(bench, settings), k=3)
     assert len(run) == len(evaluation_queries(bench, settings)) and all(len(r) == 3 for r in run.values())
+
+
+def test_a_report_fine_tunes_on_its_own_benchmarks():
+    from toolex.report.finetuning import SMOKE_OWN_TRAIN, finetune_settings
+    from toolex.report.settings import ReportSettings
+
+    full = finetune_settings(ReportSettings.make())
+    assert full == FinetuneSettings()  # the default report trains the model dense:minilm-ft names
+    smoke = finetune_settings(ReportSettings.make(smoke=True, seed=3))
+    assert smoke.benchmarks == ReportSettings.make(smoke=True).benchmarks and smoke.seed == 3
+    assert smoke.own_train == SMOKE_OWN_TRAIN
