@@ -17,11 +17,12 @@ pytestmark = pytest.mark.notebooks
 
 FIGURES = ("01_subqueries_per_query", "02_equivalent_ranks", "03_combinations_before_after",
            "04_delta_ndcg_query", "04_delta_ndcg_subquery_oracle", "05_finetuning_illusion_paper",
+           "05_finetuning_illusion_ours",
            "06_rank_cdf", "07_figure5_doc_lengths",
            "09_validation_errors", "09_cascade_tradeoff")
 TABLES = ("01_decomposition_counts", "02_verification", "03_table1_beside_paper", "03_table1_per_judge",
           "03_judge_agreement", "04_table2_ndcg",
-          "04_delta_significance", "05_illusion_paper", "06_rank_cdf_shares",
+          "04_delta_significance", "05_illusion_paper", "05_illusion_ours", "06_rank_cdf_shares",
           "09_validation_credit", "09_validation_goals", "09_validation_by_domain")
 
 

@@ -110,11 +110,19 @@ def test_training_writes_a_model_that_retrieves(tmp_path):
 
 
 def test_a_report_fine_tunes_on_its_own_benchmarks():
-    from toolex.report.finetuning import SMOKE_OWN_TRAIN, finetune_settings
+    from toolex.report.finetuning import SMOKE_FINETUNE, finetune_settings
     from toolex.report.settings import ReportSettings
 
     full = finetune_settings(ReportSettings.make())
     assert full == FinetuneSettings()  # the default report trains the model dense:minilm-ft names
     smoke = finetune_settings(ReportSettings.make(smoke=True, seed=3))
     assert smoke.benchmarks == ReportSettings.make(smoke=True).benchmarks and smoke.seed == 3
-    assert smoke.own_train == SMOKE_OWN_TRAIN
+    assert all(getattr(smoke, key) == value for key, value in SMOKE_FINETUNE.items())
+
+
+def test_training_queries_can_be_capped_by_a_seeded_draw():
+    bench = _bench(n=200)
+    capped = FinetuneSettings(max_train_queries=10)
+    drawn = training_queries(bench, capped)
+    assert len(drawn) == 10 and drawn == training_queries(bench, capped)
+    assert {q.id for q in drawn} <= {q.id for q in training_queries(bench, FinetuneSettings())}

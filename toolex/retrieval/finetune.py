@@ -52,6 +52,8 @@ class FinetuneSettings:
     train_fraction: float = 0.5
     #: Queries drawn (seeded) from a benchmark's own training split.
     own_train: int = 1000
+    #: At most this many training queries per benchmark (a seeded draw), None: all of them.
+    max_train_queries: int | None = None
     pool: str = "all"
     hard_negatives: int = 1
     epochs: int = 1
@@ -92,8 +94,14 @@ def training_queries(benchmark: Benchmark, settings: FinetuneSettings,
     """The queries of ``benchmark`` (or of its own training split) that train the model."""
     if benchmark.name in OWN_TRAIN_SPLITS:
         train = load_benchmark(OWN_TRAIN_SPLITS[benchmark.name], data_dir)
-        return list(train.sample(settings.own_train, settings.seed).queries)
-    return [q for q in benchmark.queries if not held_out(q.id, settings)]
+        queries = list(train.sample(settings.own_train, settings.seed).queries)
+    else:
+        queries = [q for q in benchmark.queries if not held_out(q.id, settings)]
+    cap = settings.max_train_queries
+    if cap is not None and cap < len(queries):
+        picked = sorted(random.Random(settings.seed).sample(range(len(queries)), cap))
+        queries = [queries[i] for i in picked]
+    return queries
 
 
 @dataclass(frozen=True)
