@@ -60,6 +60,26 @@ def summary(folder: Path, judge: Any, queries: dict, tools: dict) -> dict[str, A
             "offline_judge": report["other_judge"]}
 
 
+def verification_against(folder: Path, gold: Sequence[Any]) -> dict[str, Any]:
+    """Stage 2 alone against people: a candidate (not C*'s own tool) is a gold positive when some acceptable
+    combination holds it in the reference tool's position."""
+    accepted = {g.query_id: g.acceptable for g in gold}
+    counts = {"items": 0, "gold_yes": 0, "judge_yes": 0, "both_yes": 0}
+    for vs in ArtifactFolder(folder).verified_sets():
+        for cand in vs.candidates:
+            if cand.tool_id == vs.reference_tool or cand.verdict.judge == "reference":
+                continue
+            truth = any(len(c) > vs.index and c[vs.index] == cand.tool_id
+                        for c in accepted.get(vs.query_id, ()))
+            said = bool(cand.verdict.equivalent)
+            counts["items"] += 1
+            counts["gold_yes"] += truth
+            counts["judge_yes"] += said
+            counts["both_yes"] += truth and said
+    return {**counts, "recall": counts["both_yes"] / counts["gold_yes"] if counts["gold_yes"] else None,
+            "precision": counts["both_yes"] / counts["judge_yes"] if counts["judge_yes"] else None}
+
+
 def against_people(folder: Path, runs_dir: Path) -> dict[str, Any]:
     from toolex.data.registry import own_gold_rule
     from toolex.io.annotations import read_annotations
@@ -72,7 +92,8 @@ def against_people(folder: Path, runs_dir: Path) -> dict[str, Any]:
     gold = benchmark_gold(benchmark, [a.query_id for a in annotations])
     runs = {name: runs_dir / f"{stem}.trec" for name, stem in (("bm25", "bm25"), ("dense:minilm", "minilm"))}
     result = validate(gold, annotations, {n: p for n, p in runs.items() if p.exists()}, k=10, bootstrap=0)
-    out: dict[str, Any] = {"gold": own_gold_rule(benchmark), "expansion": result.summary()["expansion"]}
+    out: dict[str, Any] = {"gold": own_gold_rule(benchmark), "verification": verification_against(folder, gold),
+                           "expansion": result.summary()["expansion"]}
     table = result.table()
     for row in table[table.metric == "ndcg@10"].itertuples():
         out[str(row.retriever)] = {"recovered": row.recovered, "over_credit": row.over_credit,
