@@ -196,11 +196,3 @@ def test_decomposition_grammar_forbids_zero_based_indices():
     rule = next(line for line in gbnf.splitlines() if "tool-index" in line and "::=" in line
                 and line.split("::=")[0].strip().endswith("tool-index"))
     assert all(f'"{i}"' in rule for i in (1, 2, 3)) and '"0"' not in rule
-
-
-@pytest.mark.parametrize("dependency", prompts.AUDIT_DEPENDENCIES)
-def test_audit_judges_the_composition_not_the_tools_again(dependency):
-    """Both readings say the tools were verified one by one and that a single tool has no dependencies."""
-    rules = prompts.audit_rules(dependency)
-    assert "already been verified" in rules and "a combination of a single tool has none" in rules
-    assert prompt_version("audit", dependency).startswith("audit-v4-")

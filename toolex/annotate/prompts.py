@@ -27,7 +27,7 @@ from toolex.llm.tokens import TokenCounter, count_messages
 Messages = list[dict[str, str]]
 
 PROMPT_VERSION = "toolex-prompts-3"  # the family; each stage's own version is prompt_version(stage)
-STAGE_REVISIONS = {"decompose": 3, "verify": 3, "audit": 4}
+STAGE_REVISIONS = {"decompose": 3, "verify": 3, "audit": 3}
 AUDIT_DEPENDENCIES = ("runtime", "same-platform")
 DEFAULT_AUDIT_DEPENDENCY = "runtime"  # the appendix's audit prompt
 # cap of :func:`quote` (short quotes, e.g. the skill query writer); judge prompts pass docs whole
@@ -206,10 +206,6 @@ AUDIT_RULES = (
     "known to be correct: treat it as the standard of what the task needs. The candidate combination is "
     "valid only if (1) together its tools cover every operation the query needs, as C* does, with none "
     "missing, and (2) {dependency}\n"
-    "Each candidate tool has already been verified, one by one, to serve its own sub-query as the C* tool "
-    "does; this audit judges the combination as a whole. Dependencies concern values that one tool of the "
-    "combination passes to another: a combination of a single tool has none, so its dependencies are "
-    "consistent.\n"
     "Give a one-sentence reason (at most 20 words), then the verdict."
 )
 AUDIT_DEPENDENCY_RULES = {
