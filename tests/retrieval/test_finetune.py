@@ -126,3 +126,12 @@ def test_training_queries_can_be_capped_by_a_seeded_draw():
     drawn = training_queries(bench, capped)
     assert len(drawn) == 10 and drawn == training_queries(bench, capped)
     assert {q.id for q in drawn} <= {q.id for q in training_queries(bench, FinetuneSettings())}
+
+
+def test_an_unset_optional_setting_does_not_enter_the_key():
+    bench = _bench()
+    base = FinetuneSettings(benchmarks=(bench.name,))
+    assert finetune.settings_key(base, [bench]) != finetune.settings_key(
+        finetune.with_overrides(base, max_train_queries=5), [bench])
+    chosen = {k: v for k, v in base.as_dict().items() if v is not None}
+    assert "max_train_queries" not in chosen  # None: left out, so older models keep their folder

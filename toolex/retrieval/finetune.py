@@ -168,7 +168,9 @@ def _model_dir(settings: FinetuneSettings, key: str) -> Path:
 
 
 def settings_key(settings: FinetuneSettings, benchmarks: Sequence[Benchmark]) -> str:
-    parts = {"settings": settings.as_dict(), "data": {b.name: b.checksum for b in benchmarks},
+    # an unset optional setting does not enter the key, so adding one keeps the models trained before
+    chosen = {k: v for k, v in settings.as_dict().items() if v is not None}
+    parts = {"settings": chosen, "data": {b.name: b.checksum for b in benchmarks},
              "trainer": "toolex.retrieval.finetune v1"}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
 
