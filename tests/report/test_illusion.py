@@ -79,3 +79,26 @@ def test_illusion_interval_names_a_missing_system():
 
     with pytest.raises(KeyError, match="other"):
         illusion_interval(_long_scores(), "base", "other", resamples=10)
+
+
+def test_figure_shows_intervals_only_where_a_pair_has_them():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from toolex.report import figures
+
+    gains = pd.DataFrame([
+        {"size": "0.6B", "base": "b", "fine_tuned": "t", "tool_de_gain": 6.4, "tooleq_gain": 4.5,
+         "illusion_share_pct": 30.0, "source": "paper"},
+        {"size": "MiniLM", "base": "m", "fine_tuned": "m-ft", "tool_de_gain": 24.8, "tooleq_gain": 25.2,
+         "illusion_share_pct": -1.8, "source": "ours", "tool_de_gain_interval": [22.8, 26.7],
+         "tooleq_gain_interval": [23.3, 27.2], "illusion_share_interval_pct": [-3.5, -0.2]}])
+    fig = figures.illusion_bars(gains, "pairs")
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert texts == ["illusion 30%", "illusion -2%\n[-3.5, -0.2]"]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels[0].endswith("(paper)") and labels[1].endswith("(ours)")
+    bars = [c for c in ax.containers if hasattr(c, "errorbar") and c.errorbar is not None]
+    segments = [seg for c in bars for seg in c.errorbar.lines[2][0].get_segments() if len(seg)]
+    assert sorted(tuple(seg[:, 1]) for seg in segments) == [(22.8, 26.7), (23.3, 27.2)]  # ours only

@@ -99,7 +99,7 @@ def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the b
         bounds = _bounds(gains, "illusion_share_interval_pct", xi)
         text = "illusion n/a" if pd.isna(share) else f"illusion {share:.0f}%"
         if bounds and not any(pd.isna(b) for b in bounds):
-            text += f"\n[{bounds[0]:.0f}, {bounds[1]:.0f}]"
+            text += f"\n[{bounds[0]:.1f}, {bounds[1]:.1f}]"
         ax.annotate(text, (xi, high), ha="center", va="bottom", fontsize=8, xytext=(0, 4),
                     textcoords="offset points")
     sources = gains["source"] if "source" in gains else [""] * len(gains)
@@ -124,7 +124,7 @@ def _error_bars(frame: pd.DataFrame, column: str, values: np.ndarray) -> np.ndar
     """Asymmetric error bars (2 × n) from an interval column; rows without one get none."""
     if column not in frame:
         return None
-    err = np.zeros((2, len(values)))
+    err = np.full((2, len(values)), np.nan)  # NaN: no bar, no cap
     for i, value in enumerate(values):
         bounds = _bounds(frame, column, i)
         if bounds:
