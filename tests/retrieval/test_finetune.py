@@ -103,6 +103,12 @@ def test_training_writes_a_model_that_retrieves(tmp_path):
     assert manifest["training"]["steps"] >= 2 and manifest["labels"].startswith("one-to-one")
     assert json.loads((out / finetune.MANIFEST).read_text())["settings"]["batch_size"] == 8
     assert [p.name for p in out.parent.iterdir()] == ["minilm-ft-test"]
+    from sentence_transformers import SentenceTransformer
+
+    from toolex.retrieval.encoders import minilm_path
+
+    reads = SentenceTransformer(str(minilm_path()), device="cpu").max_seq_length
+    assert SentenceTransformer(str(out), device="cpu").max_seq_length == reads != 32  # trained at 32
     tuned = build_retriever(f"dense:{out}", cache=False)
     tuned.index(bench.tools)
     run = retrieve_queries(tuned, evaluation_queries(bench, settings), k=3)

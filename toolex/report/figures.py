@@ -88,7 +88,9 @@ def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the b
              enumerate(gains.tool_de_gain)]
     lows = [min(eq, *(_bounds(gains, "tooleq_gain_interval", i) or [eq])) for i, eq in
             enumerate(gains.tooleq_gain)]
-    ax.set_ylim(min(0.0, min(lows)) * 1.3, 1.35 * max(max(highs), 0.1))
+    bottom, top = min(0.0, min(lows)) * 1.3, max(max(highs), 0.1)
+    lines = 3 if "illusion_share_interval_pct" in gains else 2  # the annotation's lines and its offset
+    ax.set_ylim(bottom, top + 0.14 * lines * (top - bottom))
     for offset, column, label, colour in ((-0.2, "tool_de_gain", "gain on Tool-DE (one-to-one)", "tab:gray"),
                                           (0.2, "tooleq_gain", "gain on ToolEq", "tab:blue")):
         values = gains[column].to_numpy(dtype=float)

@@ -195,6 +195,7 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     random.seed(settings.seed)
     torch.manual_seed(settings.seed)
     model = SentenceTransformer(folder[0] if folder else settings.base, device="cpu")
+    reads = model.max_seq_length  # what the base reads at inference; training may read less
     model.max_seq_length = settings.max_length
     loss_fn = MultipleNegativesRankingLoss(model)
     optimiser = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
@@ -219,11 +220,13 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
         optimiser.zero_grad()
         losses.append(round(float(loss.detach()), 5))
     model.eval()
+    model.max_seq_length = reads  # the tuned model reads what its base reads, so only the weights differ
     queries = {t.query_id for t in triples}
     tenth = max(1, len(losses) // 10)
     manifest = {
         "model": f"toolex/{settings.base}-ft", "base": settings.base, "settings": settings.as_dict(),
         "labels": "one-to-one (C* positive; every other tool, equivalents included, a negative)",
+        "reads_tokens": {"training": settings.max_length, "inference": reads},
         "loss": "MultipleNegativesRankingLoss (in-batch negatives + mined hard negatives)",
         "data": {b.name: b.checksum for b in benchmarks},
         "training": {"queries": len(queries), "triples": len(triples), "steps": len(plan),
