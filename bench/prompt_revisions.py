@@ -92,7 +92,8 @@ def against_people(folder: Path, runs_dir: Path) -> dict[str, Any]:
     gold = benchmark_gold(benchmark, [a.query_id for a in annotations])
     runs = {name: runs_dir / f"{stem}.trec" for name, stem in (("bm25", "bm25"), ("dense:minilm", "minilm"))}
     result = validate(gold, annotations, {n: p for n, p in runs.items() if p.exists()}, k=10, bootstrap=0)
-    out: dict[str, Any] = {"gold": own_gold_rule(benchmark), "verification": verification_against(folder, gold),
+    out: dict[str, Any] = {"gold": own_gold_rule(benchmark),
+                           "verification": verification_against(folder, gold),
                            "expansion": result.summary()["expansion"]}
     table = result.table()
     for row in table[table.metric == "ndcg@10"].itertuples():

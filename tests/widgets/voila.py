@@ -25,9 +25,16 @@ class Served:
     pid: int
 
     def kernels(self) -> int:
-        """How many kernels the server keeps running."""
-        children = psutil.Process(self.pid).children(recursive=True)
-        return sum(1 for c in children if "ipykernel_launcher" in " ".join(c.cmdline()))
+        """How many kernels the server keeps running (a kernel that exits while being counted is gone)."""
+        return sum(1 for c in psutil.Process(self.pid).children(recursive=True) if _is_kernel(c))
+
+
+def _is_kernel(process: psutil.Process) -> bool:
+    try:
+        alive = process.status() != psutil.STATUS_ZOMBIE
+        return alive and "ipykernel_launcher" in " ".join(process.cmdline())
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):
+        return False
 
 
 def free_port() -> int:
