@@ -25,6 +25,7 @@ from toolex.annotate.agreement import judge_agreement
 from toolex.annotate.artifacts import ArtifactFolder
 from toolex.annotate.judges.factory import offline_judge
 from toolex.data import load_benchmark
+from toolex.data.registry import own_gold_rule
 from toolex.io.atomic import write_json
 
 ARTIFACTS = ("subqueries.jsonl", "verified.jsonl", "query_combo_verified.jsonl", "annotations.jsonl")
@@ -81,21 +82,14 @@ def verification_against(folder: Path, gold: Sequence[Any]) -> dict[str, Any]:
 
 
 def against_people(folder: Path, runs_dir: Path) -> dict[str, Any]:
-    from toolex.data.registry import own_gold_rule
-    from toolex.io.annotations import read_annotations
-    from toolex.validate import validate
-    from toolex.validate.gold import benchmark_gold
+    from toolex.report.validation import validate_folder
 
-    manifest = ArtifactFolder(folder).manifest()
-    benchmark = load_benchmark(manifest["benchmarks"][0]["name"])
-    annotations = read_annotations(ArtifactFolder(folder).annotations_path())
-    gold = benchmark_gold(benchmark, [a.query_id for a in annotations])
     runs = {name: runs_dir / f"{stem}.trec" for name, stem in (("bm25", "bm25"), ("dense:minilm", "minilm"))}
-    result = validate(gold, annotations, {n: p for n, p in runs.items() if p.exists()}, k=10, bootstrap=0)
-    out: dict[str, Any] = {"gold": own_gold_rule(benchmark),
-                           "verification": verification_against(folder, gold),
-                           "expansion": result.summary()["expansion"]}
-    table = result.table()
+    done = validate_folder(folder, {n: p for n, p in runs.items() if p.exists()}, k=10, bootstrap=0)
+    out: dict[str, Any] = {"gold": own_gold_rule(done.benchmark),
+                           "verification": verification_against(folder, done.gold),
+                           "expansion": done.result.summary()["expansion"]}
+    table = done.result.table()
     for row in table[table.metric == "ndcg@10"].itertuples():
         out[str(row.retriever)] = {"recovered": row.recovered, "over_credit": row.over_credit,
                                    "under_credit": row.under_credit}

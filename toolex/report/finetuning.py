@@ -53,8 +53,8 @@ def own_pair(report: Report, settings: FinetuneSettings | None = None, base: str
     """Fine-tune (or reuse) the model, then score base and fine-tuned on the report's queries that did not
     train it."""
     settings = settings or finetune_settings(report.settings)
-    folder = ensure_finetuned(settings, progress=progress)
     workspace = report.workspace
+    folder = ensure_finetuned(settings, progress=progress, loaded=workspace.benchmarks)
     held = {q.id for b in workspace.benchmarks for q in evaluation_queries(b, settings)}
     held &= {q.id for q in workspace.queries}
     runs = {base: ensure_run(base, workspace), TUNED: ensure_run(f"dense:{folder}", workspace)}

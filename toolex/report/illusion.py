@@ -99,7 +99,8 @@ def illusion_interval(scores: pd.DataFrame, base: str, tuned: str, metric: str =
     point_one, point_eq = avg(groups)
     rng = np.random.default_rng(seed)
     draws = np.array([avg([g[rng.integers(0, len(g), len(g))] for g in groups]) for _ in range(resamples)])
-    shares = np.where(draws[:, 0] > 0, 1 - draws[:, 1] / np.where(draws[:, 0] > 0, draws[:, 0], 1), np.nan)
+    shares = np.array([illusion_share(one_gain, eq_gain) if one_gain > 0 else np.nan
+                       for one_gain, eq_gain in draws])
     tail = 100 * (1 - level) / 2
 
     def interval(values: np.ndarray) -> list[float]:
@@ -108,7 +109,7 @@ def illusion_interval(scores: pd.DataFrame, base: str, tuned: str, metric: str =
             return [float("nan"), float("nan")]
         return [float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))]
 
-    share = 1 - point_eq / point_one if point_one > 0 else float("nan")
+    share = illusion_share(point_one, point_eq) if point_one > 0 else float("nan")
     return {"size": name or tuned, "base": base, "fine_tuned": tuned, "metric": key,
             "queries": int(len(wide)), "categories": len(groups),
             "tool_de_gain": point_one, "tool_de_gain_interval": interval(draws[:, 0]),

@@ -13,17 +13,20 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from toolex.data.records import Benchmark
 from toolex.data.registry import own_gold_rule
+from toolex.io.annotations import Annotation
 from toolex.report.artifacts import ensure_runs
 from toolex.report.context import Report, open_report
 from toolex.report.settings import DEFAULT_RETRIEVERS, ReportSettings
 from toolex.validate import ValidationResult, validate
-from toolex.validate.gold import benchmark_gold
+from toolex.validate.gold import GoldRecord, benchmark_gold
 
 #: The benchmark the kept validation reports on (calibration used the other SGD part).
 VALIDATION_BENCHMARK = "sgd/report"
@@ -84,15 +87,24 @@ def goal_check(result: ValidationResult, metric: str = "ndcg@10", share: tuple[f
                          "under_ok": rows["under_credit"] <= credit}).reset_index(drop=True)
 
 
-def keep_validation(folder: str | Path, runs: Mapping[str, str | Path], out: str | Path, label: str,
-                    k: int = 10, bootstrap: int = 1000, seed: int = 0) -> ValidationResult:
-    """Validate the annotations of a finished ToolEX folder on an ``sgd/*`` benchmark against its human gold
-    (the folder's own queries only) and keep the result as ``out`` (read back by
-    :func:`recorded_validations`)."""
+@dataclass(frozen=True)
+class FolderValidation:
+    """A finished ToolEX folder on an ``sgd/*`` benchmark, validated against the benchmark's human gold."""
+
+    result: ValidationResult
+    benchmark: Benchmark
+    gold: list[GoldRecord]
+    annotations: list[Annotation]
+    manifest: dict[str, Any]
+
+
+def validate_folder(folder: str | Path, runs: Mapping[str, str | Path], k: int = 10, bootstrap: int = 1000,
+                    seed: int = 0) -> FolderValidation:
+    """Validate the annotations of a finished ToolEX folder against its benchmark's own human gold (the
+    folder's queries only)."""
     from toolex.annotate.artifacts import ArtifactFolder
     from toolex.data import load_benchmark
     from toolex.io.annotations import read_annotations
-    from toolex.io.atomic import write_json
 
     artifacts = ArtifactFolder(folder)
     manifest = artifacts.manifest()
@@ -100,9 +112,19 @@ def keep_validation(folder: str | Path, runs: Mapping[str, str | Path], out: str
     benchmark = load_benchmark(manifest["benchmarks"][0]["name"])
     gold = benchmark_gold(benchmark, [a.query_id for a in annotations])
     result = validate(gold, annotations, dict(runs), k=k, bootstrap=bootstrap, seed=seed)
+    return FolderValidation(result, benchmark, list(gold), list(annotations), manifest)
+
+
+def keep_validation(folder: str | Path, runs: Mapping[str, str | Path], out: str | Path, label: str,
+                    k: int = 10, bootstrap: int = 1000, seed: int = 0) -> ValidationResult:
+    """:func:`validate_folder`, kept as ``out`` (read back by :func:`recorded_validations`)."""
+    from toolex.io.atomic import write_json
+
+    done = validate_folder(folder, runs, k, bootstrap, seed)
+    manifest, benchmark, result = done.manifest, done.benchmark, done.result
     judge = manifest.get("judge", {})
     record = {"label": label, "judge": judge.get("name"), "gold": own_gold_rule(benchmark),
-              "data": f"{benchmark.name}, {len(annotations)} queries "
+              "data": f"{benchmark.name}, {len(done.annotations)} queries "
               f"(data sha256 {benchmark.checksum[:8]})", "annotation_settings": manifest.get("config", {}),
               "ledger": {key: manifest.get("ledger", {}).get(key) for key in ("total", "routing")
                          if key in manifest.get("ledger", {})},

@@ -28,7 +28,8 @@ import os
 import random
 import shutil
 import time
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -230,7 +231,7 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
         "loss": "MultipleNegativesRankingLoss (in-batch negatives + mined hard negatives)",
         "data": {b.name: b.checksum for b in benchmarks},
         "training": {"queries": len(queries), "triples": len(triples), "steps": len(plan),
-                     "per_benchmark": _count(t.benchmark for t in triples)},
+                     "per_benchmark": dict(Counter(t.benchmark for t in triples))},
         "held_out": "ToolRet-style subsets: sha256(seed:query id) >= train_fraction; "
                     f"own training split for {sorted(OWN_TRAIN_SPLITS)}",
         "losses": {"first": losses[:5], "last": losses[-5:], "mean_first_tenth": _mean(losses[:tenth]),
@@ -248,13 +249,6 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     return manifest
 
 
-def _count(names: Iterable[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for name in names:
-        counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
 def _mean(values: Sequence[float]) -> float:
     return round(sum(values) / len(values), 5) if values else float("nan")
 
@@ -266,11 +260,13 @@ def _st_version() -> str:
 
 
 def ensure_finetuned(settings: FinetuneSettings | None = None, data_dir: str | Path | None = None,
-                     progress: bool = False, force: bool = False) -> Path:
+                     progress: bool = False, force: bool = False,
+                     loaded: Sequence[Benchmark] | None = None) -> Path:
     """The folder of the model fine-tuned with ``settings`` (default settings when None), trained when
-    missing."""
+    missing; ``loaded``: the settings' benchmarks when the caller has them already."""
     settings = settings or FinetuneSettings()
-    benchmarks = [load_benchmark(name, data_dir) for name in settings.benchmarks]
+    have = {b.name: b for b in loaded or ()}
+    benchmarks = [have.get(name) or load_benchmark(name, data_dir) for name in settings.benchmarks]
     out = _model_dir(settings, settings_key(settings, benchmarks))
     if force or not (out / MANIFEST).exists():
         train(settings, benchmarks, out, data_dir, progress)
