@@ -3,7 +3,7 @@
 
 PY ?= python
 
-.PHONY: calibrate validate bench-cascade
+.PHONY: calibrate validate bench-cascade bench-ceiling
 
 calibrate: ## refit the offline judge's score model on sgd/calibration (writes toolex/annotate/judges/offline_mpnet.json)
 	$(PY) -m toolex.cli calibrate --benchmark sgd/calibration
@@ -13,3 +13,6 @@ validate: ## the offline judge against people on sgd/report (writes data/validat
 
 bench-cascade: ## the cascade's trade-off on the recorded local-LLM sample (data/validation/cascade_local_llm_sample.json)
 	$(PY) bench/cascade_tradeoff.py --out data/validation/cascade_local_llm_sample.json
+
+bench-ceiling: ## what the cascade reaches on sgd/report with a stand-in verifier 70-100 % right in its band (data/validation/cascade_ceiling_sgd_report.json)
+	$(PY) bench/cascade_ceiling.py --out data/validation/cascade_ceiling_sgd_report.json

@@ -1,5 +1,5 @@
 """The validation report layer: gold from a benchmark's own labels, the goals table, kept validations read
-back, and the cascade's kept trade-off curve."""
+back, and the cascade's kept trade-off curve and ceiling."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.io.annotations import Annotation
 from toolex.report.validation import (
+    ceiling_frame,
     credit_frame,
     goal_check,
     recorded_validations,
@@ -79,3 +80,30 @@ def test_tradeoff_frame(tmp_path):
                                                        "rule": "most unsure first"}]}))
     curve, meta = tradeoff_frame(path)
     assert len(curve) == 1 and meta == {"items": 4}
+
+
+def test_ceiling_frame_rows_per_variant_and_retriever(tmp_path):
+    block = {"one_to_one": 0.5, "ours": 0.7, "gold": 0.6, "recovered": 2.0, "over_credit": 0.1,
+             "under_credit": 0.0}
+    path = tmp_path / "ceiling.json"
+    path.write_text(json.dumps({"benchmark": "sgd/x", "rows": [
+        {"variant": "embedding judge alone", "routing": None, "expansion": {"recall": 0.5, "precision": 0.4},
+         "ndcg@10": {"bm25": block, "dense:minilm": block}},
+        {"variant": "perfect", "routing": {"sent_to_llm": 7}, "expansion": {"recall": 1.0, "precision": 1.0},
+         "ndcg@10": {"bm25": block}}]}))
+    frame, meta = ceiling_frame(path)
+    assert meta == {"benchmark": "sgd/x"}
+    assert frame[["variant", "retriever", "sent"]].values.tolist() == [
+        ["embedding judge alone", "bm25", 0], ["embedding judge alone", "dense:minilm", 0],
+        ["perfect", "bm25", 7]]
+    assert frame.recovered.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_kept_ceiling_a_verifier_right_on_every_item_matches_people():
+    frame, meta = ceiling_frame()
+    everywhere = frame[frame.variant == "perfect verifier on every item"]
+    assert set(everywhere.retriever) == set(meta["retrievers"])
+    assert everywhere.recovered.tolist() == pytest.approx([1.0] * len(everywhere))
+    assert (everywhere.over_credit == 0).all() and (everywhere.under_credit == 0).all()
+    band = frame[frame.variant.str.endswith("in the unsure band")]
+    assert band.sent.nunique() == 1 and 0 < band.sent.iloc[0] < everywhere.sent.iloc[0]

@@ -26,6 +26,7 @@ from toolex.report.artifacts import ensure_runs
 from toolex.report.context import Report, open_report
 from toolex.report.settings import DEFAULT_RETRIEVERS, ReportSettings
 from toolex.validate import ValidationResult, validate
+from toolex.validate.core import RunLike
 from toolex.validate.gold import GoldRecord, benchmark_gold
 
 #: The benchmark the kept validation reports on (calibration used the other SGD part).
@@ -98,7 +99,7 @@ class FolderValidation:
     manifest: dict[str, Any]
 
 
-def validate_folder(folder: str | Path, runs: Mapping[str, str | Path], k: int = 10, bootstrap: int = 1000,
+def validate_folder(folder: str | Path, runs: Mapping[str, RunLike], k: int = 10, bootstrap: int = 1000,
                     seed: int = 0) -> FolderValidation:
     """Validate the annotations of a finished ToolEX folder against its benchmark's own human gold (the
     folder's queries only)."""
@@ -115,7 +116,7 @@ def validate_folder(folder: str | Path, runs: Mapping[str, str | Path], k: int =
     return FolderValidation(result, benchmark, list(gold), list(annotations), manifest)
 
 
-def keep_validation(folder: str | Path, runs: Mapping[str, str | Path], out: str | Path, label: str,
+def keep_validation(folder: str | Path, runs: Mapping[str, RunLike], out: str | Path, label: str,
                     k: int = 10, bootstrap: int = 1000, seed: int = 0) -> ValidationResult:
     """:func:`validate_folder`, kept as ``out`` (read back by :func:`recorded_validations`)."""
     from toolex.io.atomic import write_json
@@ -164,6 +165,22 @@ def tradeoff_frame(path: str | Path | None = None) -> tuple[pd.DataFrame, dict[s
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     meta = {k: v for k, v in data.items() if k != "curve"}
     return pd.DataFrame(data["curve"]), meta
+
+
+def ceiling_frame(path: str | Path | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The cascade's ceiling kept by ``bench/cascade_ceiling.py``: a row per variant and retriever (items sent
+    to the stand-in verifier, expansion recall and precision, recovered share, over- and under-credit at
+    NDCG@10) and the description of the run."""
+    from toolex import paths
+
+    path = Path(path) if path else paths.validation_dir() / "cascade_ceiling_sgd_report.json"
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    rows = [{"variant": r["variant"], "retriever": name,
+             "sent": (r.get("routing") or {}).get("sent_to_llm", 0),
+             "expansion_recall": r["expansion"]["recall"], "expansion_precision": r["expansion"]["precision"],
+             **{k: block[k] for k in ("recovered", "over_credit", "under_credit")}}
+            for r in data["rows"] for name, block in r["ndcg@10"].items()]
+    return pd.DataFrame(rows), {k: v for k, v in data.items() if k != "rows"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
