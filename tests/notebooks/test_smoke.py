@@ -22,7 +22,8 @@ FIGURES = ("01_subqueries_per_query", "02_equivalent_ranks", "03_combinations_be
            "09_validation_errors", "09_cascade_tradeoff")
 TABLES = ("01_decomposition_counts", "02_verification", "03_table1_beside_paper", "03_table1_per_judge",
           "03_judge_agreement", "04_table2_ndcg",
-          "04_delta_significance", "05_illusion_paper", "05_illusion_ours", "06_rank_cdf_shares",
+          "04_delta_significance", "04_table2_heldout_long", "04_system_comparison_heldout",
+          "05_illusion_paper", "05_illusion_ours", "06_rank_cdf_shares",
           "09_validation_credit", "09_validation_goals", "09_validation_by_domain")
 
 

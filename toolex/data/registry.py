@@ -30,10 +30,12 @@ from toolex.errors import InputError
 
 TOOLRET_SUBSETS = tuple(SUBSET_CATEGORY)
 POOLS = ("subset", "category", "all")
-#: The ``customized`` benchmarks converted from source data (not in :data:`DEFAULT_BENCHMARKS`).
+#: The ``customized`` benchmarks converted from source data.
 CUSTOMIZED = ("metatool", "toolalpaca")
-#: The benchmarks of the paper-style evaluation on the snapshot: four ToolRet subsets and ToolLens test.
-DEFAULT_BENCHMARKS = tuple(f"toolret/{s}" for s in TOOLRET_SUBSETS) + ("toollens",)
+#: The benchmarks of the paper-style evaluation, one or more per category of Table 2: four ToolRet subsets
+#: (Web, Code), ToolLens test (Web) and the two Customized benchmarks rebuilt from their sources.
+DEFAULT_BENCHMARKS = (tuple(f"toolret/{s}" for s in TOOLRET_SUBSETS) + ("toollens",)
+                      + tuple(f"customized/{s}" for s in CUSTOMIZED))
 
 
 def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:

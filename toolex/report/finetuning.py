@@ -1,8 +1,10 @@
-"""Our own base / fine-tuned pair for Figure 3: MiniLM and MiniLM fine-tuned on one-to-one labels
-(:mod:`toolex.retrieval.finetune`), both scored on the held-out queries only, under one-to-one and ToolEq."""
+"""MiniLM fine-tuned on one-to-one labels (:mod:`toolex.retrieval.finetune`) beside other retrievers, scored
+on the held-out queries only (none of them trained it), under one-to-one and ToolEq: our own base /
+fine-tuned pair of Figure 3 and the held-out rows of Table 2."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,15 +26,20 @@ SMOKE_FINETUNE: dict[str, Any] = {"own_train": 40, "max_train_queries": 40, "bat
 
 
 @dataclass
-class OwnPair:
-    """The pair's long-form scores on the held-out queries, and the model it was measured with."""
+class HeldOut:
+    """Long-form scores of retrievers and of the fine-tuned model on the held-out queries, and the model."""
 
-    base: str
+    retrievers: list[str]
     tuned: str
     model: Path
     manifest: dict[str, Any]
     scores: pd.DataFrame
     held_out: int
+
+    @property
+    def base(self) -> str:
+        """The first retriever: the fine-tuned model's base in :func:`own_pair`."""
+        return self.retrievers[0]
 
     def describe(self) -> str:
         training = self.manifest["training"]
@@ -48,17 +55,24 @@ def finetune_settings(settings: ReportSettings) -> FinetuneSettings:
     return FinetuneSettings(benchmarks=tuple(settings.benchmarks), seed=settings.seed, **extra)
 
 
-def own_pair(report: Report, settings: FinetuneSettings | None = None, base: str = BASE,
-             progress: bool = False) -> OwnPair:
-    """Fine-tune (or reuse) the model, then score base and fine-tuned on the report's queries that did not
-    train it."""
+def held_out_scores(report: Report, retrievers: Sequence[str], settings: FinetuneSettings | None = None,
+                    progress: bool = False) -> HeldOut:
+    """Fine-tune (or reuse) the model, then score ``retrievers`` and the fine-tuned model on the report's
+    queries that did not train it, under one-to-one and ToolEq."""
     settings = settings or finetune_settings(report.settings)
     workspace = report.workspace
     folder = ensure_finetuned(settings, progress=progress, loaded=workspace.benchmarks)
     held = {q.id for b in workspace.benchmarks for q in evaluation_queries(b, settings)}
     held &= {q.id for q in workspace.queries}
-    runs = {base: ensure_run(base, workspace), TUNED: ensure_run(f"dense:{folder}", workspace)}
-    runs = {name: {q: ranking for q, ranking in run.items() if q in held} for name, run in runs.items()}
+    specs = {**{r: r for r in retrievers}, TUNED: f"dense:{folder}"}
+    runs = {name: {q: ranking for q, ranking in ensure_run(spec, workspace).items() if q in held}
+            for name, spec in specs.items()}
     annotations = [a for a in report.annotated.annotations if a.query_id in held]
     scores = evaluate_runs(runs, annotations, report.settings.k, workspace.subset_of)
-    return OwnPair(base, TUNED, folder, read_manifest(folder), scores, len(held))
+    return HeldOut(list(retrievers), TUNED, folder, read_manifest(folder), scores, len(held))
+
+
+def own_pair(report: Report, settings: FinetuneSettings | None = None, base: str = BASE,
+             progress: bool = False) -> HeldOut:
+    """The base / fine-tuned pair of Figure 3, on the held-out queries."""
+    return held_out_scores(report, [base], settings, progress)

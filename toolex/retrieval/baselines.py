@@ -1,4 +1,5 @@
-"""One-to-one baseline table: BM25 and MiniLM on the four ToolRet subsets and ToolLens test.
+"""One-to-one baseline table: BM25 and MiniLM on the default benchmarks (ToolRet subsets, ToolLens test,
+Customized).
 
 ``python -m toolex.retrieval.baselines`` (``make baselines``) retrieves with pool ``all`` (the Tool-DE
 default: the union of every loaded tool pool), scores NDCG / Recall / Comp@10 against C*, per subset, per

@@ -10,8 +10,9 @@ Training queries never overlap the queries a report evaluates:
 
 * a benchmark with its own training split (ToolLens: ``toollens:train``) trains on up to
   :attr:`FinetuneSettings.own_train` of those queries; all its evaluated (test) queries are held out;
-* any other benchmark (the ToolRet subsets) is split by query: a query trains when a hash of the seed and
-  its id falls below :attr:`FinetuneSettings.train_fraction`; the rest are held out (:func:`held_out`).
+* any other benchmark (the ToolRet subsets, the Customized benchmarks) is split by query: a query trains
+  when a hash of the seed and its id falls below :attr:`FinetuneSettings.train_fraction`; the rest are held
+  out (:func:`held_out`).
   Tools are shared between the parts, as ToolRet's training set shares tool sources with its test set.
 
 The model is written to ``<artifacts>/models/<name>-ft-<key>/`` with a ``manifest.json``; the key is a hash
