@@ -141,3 +141,41 @@ def test_an_unset_optional_setting_does_not_enter_the_key():
         finetune.with_overrides(base, max_train_queries=5), [bench])
     chosen = {k: v for k, v in base.as_dict().items() if v is not None}
     assert "max_train_queries" not in chosen  # None: left out, so older models keep their folder
+
+
+class _FakeBase:
+    """Ranks every tool in one fixed order; texts pass through unchanged."""
+
+    class prompt:  # noqa: N801 - stands for the retriever's prompt object
+        query = staticmethod(lambda text, instruction="": text)
+        doc = staticmethod(lambda text: text)
+
+    def index(self, pool):
+        self.order = list(pool)
+
+
+def test_tooleq_labels_make_equivalents_positives_never_negatives(tmp_path, monkeypatch):
+    bench = _bench(n=40)
+    settings = FinetuneSettings(benchmarks=(bench.name,))
+    query = training_queries(bench, settings)[0]
+    reference = query.reference[0]
+    equivalent, other = [t for t in bench.tools if t != reference][:2]
+    # the base ranks the equivalent first, then another tool: the one-to-one hard negative is the equivalent
+    monkeypatch.setattr("toolex.retrieval.base.retrieve_queries", lambda base, queries, k: {
+        q.id: {t: 1.0 / (i + 1) for i, t in enumerate([equivalent, other, reference])} for q in queries})
+    labels = tmp_path / "annotations.jsonl"
+    labels.write_text(json.dumps({"query_id": query.id, "category": "", "reference": [reference],
+                                  "combinations": [[reference], [equivalent]]}) + "\n")
+    tooleq = finetune.with_overrides(settings, labels=str(labels))
+
+    plain = [t for t in finetune.mine_triples(_FakeBase(), [bench], settings) if t.query_id == query.id]
+    expanded = [t for t in finetune.mine_triples(_FakeBase(), [bench], tooleq) if t.query_id == query.id]
+
+    assert [(t.positive_id, t.negative, t.equivalent) for t in plain] == [
+        (reference, bench.tools[equivalent].text, False)]
+    assert [(t.positive_id, t.negative, t.equivalent) for t in expanded] == [
+        (reference, bench.tools[other].text, False), (equivalent, bench.tools[other].text, True)]
+    assert finetune.settings_key(tooleq, [bench]) != finetune.settings_key(settings, [bench])
+    before = finetune.settings_key(tooleq, [bench])
+    labels.write_text(labels.read_text().replace(f'["{equivalent}"]', f'["{other}"]'))
+    assert finetune.settings_key(tooleq, [bench]) != before  # keyed by the labels' content

@@ -1,4 +1,5 @@
-"""``toolex finetune``: fine-tune MiniLM on one-to-one labels (the base / fine-tuned pair of Figure 3)."""
+"""``toolex finetune``: fine-tune MiniLM on one-to-one labels (the base / fine-tuned pair of Figure 3), or on
+the ToolEq labels of an annotations file."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, help="triples per batch (default 32)")
     parser.add_argument("--learning-rate", type=float, help="AdamW learning rate (default 2e-5)")
     parser.add_argument("--seed", type=int, help="seed of the split, the draw and the shuffles (default 0)")
+    parser.add_argument("--labels", help="annotations.jsonl of a ToolEX run over the training queries: train "
+                                         "on its valid combinations (ToolEq labels) instead of C* alone")
     parser.add_argument("--force", action="store_true", help="train again even when the model exists")
     parser.add_argument("--data", help="benchmark snapshots folder (default: TOOLEX_DATA)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -34,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
                               benchmarks=tuple(args.benchmarks) if args.benchmarks else None,
                               train_fraction=args.train_fraction, own_train=args.own_train,
                               epochs=args.epochs, batch_size=args.batch_size,
-                              learning_rate=args.learning_rate, seed=args.seed)
+                              learning_rate=args.learning_rate, seed=args.seed, labels=args.labels)
     folder = ensure_finetuned(settings, args.data, progress=not args.no_progress, force=args.force)
     manifest = read_manifest(folder)
     print(json.dumps({"model": str(folder), "retriever": f"dense:{folder}", "training": manifest["training"],

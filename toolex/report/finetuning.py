@@ -1,11 +1,11 @@
 """MiniLM fine-tuned on one-to-one labels (:mod:`toolex.retrieval.finetune`) beside other retrievers, scored
 on the held-out queries only (none of them trained it), under one-to-one and ToolEq: our own base /
-fine-tuned pair of Figure 3 and the held-out rows of Table 2."""
+fine-tuned pair of Figure 3 (and the pair trained on ToolEq labels) and the held-out rows of Table 2."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,8 @@ from toolex.retrieval.finetune import FinetuneSettings, ensure_finetuned, evalua
 
 BASE = "dense:minilm"
 TUNED = "dense:minilm-ft"
+#: The same fine-tuning on the ToolEq labels of the report's annotations (:func:`tooleq_settings`).
+TUNED_TOOLEQ = "dense:minilm-ft-tooleq"
 #: The smoke setting's fine-tuning: a few training queries per benchmark, short texts, small batches (about a
 #: minute on 2 cores); the full setting trains with the defaults of :class:`FinetuneSettings`.
 SMOKE_FINETUNE: dict[str, Any] = {"own_train": 40, "max_train_queries": 40, "batch_size": 16,
@@ -43,7 +45,8 @@ class HeldOut:
 
     def describe(self) -> str:
         training = self.manifest["training"]
-        return (f"{self.tuned} = {self.manifest['base']} fine-tuned on one-to-one labels of "
+        labels = "one-to-one" if isinstance(self.manifest.get("labels"), str) else "ToolEq"
+        return (f"{self.tuned} = {self.manifest['base']} fine-tuned on {labels} labels of "
                 f"{training['queries']} training queries ({training['triples']} triples, {training['steps']} "
                 f"steps; model {self.model.name}); scored on {self.held_out} held-out queries")
 
@@ -55,21 +58,28 @@ def finetune_settings(settings: ReportSettings) -> FinetuneSettings:
     return FinetuneSettings(benchmarks=tuple(settings.benchmarks), seed=settings.seed, **extra)
 
 
+def tooleq_settings(report: Report) -> FinetuneSettings:
+    """The report's fine-tuning on the ToolEq labels of its own annotations: every tool of a valid
+    combination is a positive (training queries the annotations lack, ToolLens's own training split, keep
+    C*)."""
+    return replace(finetune_settings(report.settings), labels=str(report.annotated.folder.annotations_path()))
+
+
 def held_out_scores(report: Report, retrievers: Sequence[str], settings: FinetuneSettings | None = None,
-                    progress: bool = False) -> HeldOut:
-    """Fine-tune (or reuse) the model, then score ``retrievers`` and the fine-tuned model on the report's
-    queries that did not train it, under one-to-one and ToolEq."""
+                    progress: bool = False, name: str = TUNED) -> HeldOut:
+    """Fine-tune (or reuse) the model, then score ``retrievers`` and the fine-tuned model (as ``name``) on
+    the report's queries that did not train it, under one-to-one and ToolEq."""
     settings = settings or finetune_settings(report.settings)
     workspace = report.workspace
     folder = ensure_finetuned(settings, progress=progress, loaded=workspace.benchmarks)
     held = {q.id for b in workspace.benchmarks for q in evaluation_queries(b, settings)}
     held &= {q.id for q in workspace.queries}
-    specs = {**{r: r for r in retrievers}, TUNED: f"dense:{folder}"}
+    specs = {**{r: r for r in retrievers}, name: f"dense:{folder}"}
     runs = {name: {q: ranking for q, ranking in ensure_run(spec, workspace).items() if q in held}
             for name, spec in specs.items()}
     annotations = [a for a in report.annotated.annotations if a.query_id in held]
     scores = evaluate_runs(runs, annotations, report.settings.k, workspace.subset_of)
-    return HeldOut(list(retrievers), TUNED, folder, read_manifest(folder), scores, len(held))
+    return HeldOut(list(retrievers), name, folder, read_manifest(folder), scores, len(held))
 
 
 def own_pair(report: Report, settings: FinetuneSettings | None = None, base: str = BASE,

@@ -1,10 +1,12 @@
 """Fine-tune a dense tool retriever on one-to-one labels, as Tool-Embed was trained on ToolRet's training
-data.
+data, or on ToolEq labels.
 
 The model (all-MiniLM-L6-v2 by default) learns from (query, C* tool, hard negative) triples with in-batch
 negatives (sentence-transformers' ``MultipleNegativesRankingLoss``). The hard negative of a query is the tool
 the base model ranks highest among those that are not in C*: the one-to-one reading of the labels, under which
-an equivalent tool is a negative too. That is the training signal whose evaluation the paper questions.
+an equivalent tool is a negative too. That is the training signal whose evaluation the paper questions. With
+:attr:`FinetuneSettings.labels` (an annotations file) every tool of a valid combination is a positive and
+none of them a negative: the same training on the expanded (ToolEq) labels.
 
 Training queries never overlap the queries a report evaluates:
 
@@ -30,7 +32,7 @@ import random
 import shutil
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,8 @@ from toolex.data.records import Benchmark, Query, Tool
 #: Benchmarks with a training split of their own: the evaluated name -> the training split's name.
 OWN_TRAIN_SPLITS = {"toollens": "toollens:train"}
 MANIFEST = "manifest.json"
+LABELS_ONE_TO_ONE = "one-to-one (C* positive; every other tool, equivalents included, a negative)"
+LABELS_TOOLEQ = "ToolEq (every tool of a valid combination positive, none of them a negative)"
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,10 @@ class FinetuneSettings:
     warmup: float = 0.1
     max_length: int = 128
     seed: int = 0
+    #: None: one-to-one labels (C* the only positive). Else an annotations file (``annotations.jsonl`` of a
+    #: ToolEX run over the training queries): every tool of a valid combination is a positive, and none of
+    #: them a negative; a training query the file lacks keeps C*.
+    labels: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -114,14 +122,33 @@ class Triple:
     positive: str
     negative: str
     positive_id: str
+    #: The positive is an equivalent from the labels, not a tool of C*.
+    equivalent: bool = False
+
+
+def read_labels(settings: FinetuneSettings) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The valid combinations by query id from the settings' annotations file (empty: one-to-one labels)."""
+    if settings.labels is None:
+        return {}
+    from toolex.io.annotations import read_annotations
+
+    return {a.query_id: a.combinations for a in read_annotations(settings.labels)}
+
+
+def positives_of(query: Query, labels: Mapping[str, tuple[tuple[str, ...], ...]]) -> list[str]:
+    """C*'s tools, then every other tool of the query's valid combinations (when labelled), in order."""
+    combinations = labels.get(query.id, ())
+    return list(dict.fromkeys([*query.reference, *(t for combo in combinations for t in combo)]))
 
 
 def mine_triples(base: Any, benchmarks: Sequence[Benchmark], settings: FinetuneSettings,
                  data_dir: str | Path | None = None) -> list[Triple]:
-    """One triple per (training query, C* tool in the pool) with the base model's best non-C* tools as hard
-    negatives, all texts in the base retriever's formats."""
+    """One triple per (training query, positive tool in the pool) with the base model's best tools that are
+    no positive as hard negatives, all texts in the base retriever's formats. Positives: C* (one-to-one), or
+    every tool of the query's valid combinations when the settings name an annotations file."""
     from toolex.retrieval.base import retrieve_queries
 
+    labels = read_labels(settings)
     pools = tool_pools(list(benchmarks), settings.pool)
     triples: list[Triple] = []
     indexed = None
@@ -133,13 +160,14 @@ def mine_triples(base: Any, benchmarks: Sequence[Benchmark], settings: FinetuneS
             indexed = pool
         run = retrieve_queries(base, queries, k=settings.hard_negatives + 20)
         for q in queries:
-            positives = [tid for tid in dict.fromkeys(q.reference) if tid in pool]
-            negatives = [tid for tid in run.get(q.id, {}) if tid not in q.reference][:settings.hard_negatives]
+            labelled = positives_of(q, labels)
+            positives = [tid for tid in labelled if tid in pool]
+            negatives = [tid for tid in run.get(q.id, {}) if tid not in labelled][:settings.hard_negatives]
             text = base.prompt.query(q.text, q.instruction)
             for tid in positives:
                 for neg in negatives:
                     triples.append(Triple(bench.name, q.id, text, base.prompt.doc(pool[tid].text),
-                                          base.prompt.doc(pool[neg].text), tid))
+                                          base.prompt.doc(pool[neg].text), tid, tid not in q.reference))
     return triples
 
 
@@ -172,6 +200,8 @@ def _model_dir(settings: FinetuneSettings, key: str) -> Path:
 def settings_key(settings: FinetuneSettings, benchmarks: Sequence[Benchmark]) -> str:
     # an unset optional setting does not enter the key, so adding one keeps the models trained before
     chosen = {k: v for k, v in settings.as_dict().items() if v is not None}
+    if settings.labels is not None:  # the labels by content, not by where the file lies
+        chosen["labels"] = _sha256(settings.labels)
     parts = {"settings": chosen, "data": {b.name: b.checksum for b in benchmarks},
              "trainer": "toolex.retrieval.finetune v1"}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
@@ -227,7 +257,9 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     tenth = max(1, len(losses) // 10)
     manifest = {
         "model": f"toolex/{settings.base}-ft", "base": settings.base, "settings": settings.as_dict(),
-        "labels": "one-to-one (C* positive; every other tool, equivalents included, a negative)",
+        "labels": LABELS_ONE_TO_ONE if settings.labels is None else {
+            "source": settings.labels, "sha256": _sha256(settings.labels), "rule": LABELS_TOOLEQ,
+            "queries_with_equivalents": len({t.query_id for t in triples if t.equivalent})},
         "reads_tokens": {"training": settings.max_length, "inference": reads},
         "loss": "MultipleNegativesRankingLoss (in-batch negatives + mined hard negatives)",
         "data": {b.name: b.checksum for b in benchmarks},
@@ -248,6 +280,10 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
     return manifest
+
+
+def _sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _mean(values: Sequence[float]) -> float:
