@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
 from toolex.annotate.judges.cascade import CascadeJudge
@@ -78,7 +80,8 @@ class GoldVerifier(Judge):
         raise NotImplementedError
 
 
-def row(label: str, folder, runs, routing: dict | None = None) -> dict:
+def row(label: str, folder: Path, runs: Mapping[str, Any], routing: dict | None = None) -> dict:
+    """One variant's validation against people: expansion quality and NDCG@10 credit per retriever."""
     result = validate_folder(folder, runs).result
     credit = result.table()
     ndcg = credit[credit.metric == "ndcg@10"].set_index("retriever")

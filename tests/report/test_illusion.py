@@ -96,7 +96,7 @@ def test_figure_shows_intervals_only_where_a_pair_has_them():
     fig = figures.illusion_bars(gains, "pairs")
     ax = fig.axes[0]
     texts = [t.get_text() for t in ax.texts]
-    assert texts == ["illusion 30%", "illusion -2%\n[-3.5, -0.2]"]
+    assert texts == ["illusion 30%", "illusion -1.8%\n[-3.5, -0.2]"]
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert labels[0].endswith("(paper)") and labels[1].endswith("(ours)")
     bars = [c for c in ax.containers if hasattr(c, "errorbar") and c.errorbar is not None]

@@ -99,7 +99,8 @@ def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the b
                else 0, error_kw={"lw": 0.8})
     for xi, (high, share) in enumerate(zip(highs, gains.illusion_share_pct)):
         bounds = _bounds(gains, "illusion_share_interval_pct", xi)
-        text = "illusion n/a" if pd.isna(share) else f"illusion {share:.0f}%"
+        # one decimal where a whole percent would round a small share to "0" or "-0"
+        text = "illusion n/a" if pd.isna(share) else f"illusion {share:.{0 if abs(share) >= 10 else 1}f}%"
         if bounds and not any(pd.isna(b) for b in bounds):
             text += f"\n[{bounds[0]:.1f}, {bounds[1]:.1f}]"
         ax.annotate(text, (xi, high), ha="center", va="bottom", fontsize=8, xytext=(0, 4),
