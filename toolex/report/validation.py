@@ -4,8 +4,9 @@ labels.
 :func:`judge_validation` scores the annotations of a report (:func:`toolex.report.context.open_report` on a
 benchmark that carries a human one-to-many ground truth: by default the SGD report part, domains the offline
 judge was never calibrated on) and its retrievers' runs with ``toolex.validate``. :func:`credit_frame` stacks
-several judges' credit tables;
-``python -m toolex.report.validation`` writes the kept report (``data/validation/``).
+several judges' credit tables; :func:`tradeoff_frame` and :func:`ceiling_frame` read the cascade's kept
+trade-off curve and ceiling; ``python -m toolex.report.validation`` writes the kept report
+(``data/validation/``).
 """
 
 from __future__ import annotations
