@@ -75,8 +75,8 @@ def held_out_scores(report: Report, retrievers: Sequence[str], settings: Finetun
     held = {q.id for b in workspace.benchmarks for q in evaluation_queries(b, settings)}
     held &= {q.id for q in workspace.queries}
     specs = {**{r: r for r in retrievers}, name: f"dense:{folder}"}
-    runs = {name: {q: ranking for q, ranking in ensure_run(spec, workspace).items() if q in held}
-            for name, spec in specs.items()}
+    runs = {system: {q: ranking for q, ranking in ensure_run(spec, workspace).items() if q in held}
+            for system, spec in specs.items()}
     annotations = [a for a in report.annotated.annotations if a.query_id in held]
     scores = evaluate_runs(runs, annotations, report.settings.k, workspace.subset_of)
     return HeldOut(list(retrievers), name, folder, read_manifest(folder), scores, len(held))
