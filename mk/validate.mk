@@ -5,8 +5,8 @@ PY ?= python
 
 .PHONY: calibrate validate bench-cascade bench-ceiling
 
-calibrate: ## refit the offline judge's score model on sgd/calibration (writes toolex/annotate/judges/offline_mpnet.json)
-	$(PY) -m toolex.cli calibrate --benchmark sgd/calibration
+calibrate: ## choose and fit the default offline judge across sources, leave-one-source-out (writes toolex/annotate/judges/offline_mpnet.json and data/validation/judge_transfer.json)
+	$(PY) bench/judge_transfer.py --write-default --out data/validation/judge_transfer.json
 
 validate: ## the offline judge against people on sgd/report (writes data/validation/sgd_report_offline.json)
 	$(PY) -m toolex.report.validation --judge offline --out data/validation/sgd_report_offline.json

@@ -22,13 +22,12 @@ def answer(body: dict[str, Any]) -> str:
     if '"sub_queries"' in user:
         k = int(re.search(r"with exactly (\d+) items", user).group(1))
         return json.dumps({"sub_queries": [
-            {"tool_index": i, "functionality": f"operation {i}", "entity": "the thing",
+            {"relevant_tool_id": i, "functionality": f"operation {i}", "entity": "the thing",
              "sub_query": f"do operation {i} on the thing"} for i in range(1, k + 1)]})
-    if '"covers_all_operations"' in user:
+    if "Sub-query breakdown (checklist)" in user:
         tools = re.findall(r'tool: name <data>("(?:[^"\\]|\\.)*")</data>', user)
         ok = len(set(tools)) == len(tools)
-        return json.dumps({"covers_all_operations": ok, "dependencies_consistent": True,
-                           "reason": "rule-based audit", "verdict": "yes" if ok else "no"})
+        return json.dumps({"verdict": "yes" if ok else "no", "reason": "rule-based audit"})
     if '"verdicts"' in user:
         ref = _names(user, "Reference tool:")[0]
         cands = _names(user, r"Candidate \d+:")

@@ -61,8 +61,8 @@ def test_decomposition_carries_instruction_query_and_every_tool_of_c_star_whole(
     assert _has_doc(text, REF_A) and _has_doc(text, REF_B)
     assert text.index("get_weather") < text.index("send_email")  # C* in order
     system = request.messages[0]["content"]
-    for rule in ("one sub-query per tool of C*, in the order", "Minimise the semantic gap",
-                 "documentation's own terms", "Never describe parameter names"):
+    for rule in ("exactly N executable steps, one per relevant tool", "minimize the semantic gap",
+                 "Use domain terms likely to appear", "never mention parameter names"):
         assert rule in system
 
 
@@ -70,8 +70,8 @@ def test_verification_carries_subquery_reference_and_candidate_and_its_rules(tmp
     request = _judge(tmp_path).verification_request(VerifyItem(SUBS[0], REF_A, CAND_A))
     text = _text(request)
     assert data(SUBS[0].text) in text and _has_doc(text, REF_A) and _has_doc(text, CAND_A)
-    assert "When uncertain, answer 'no'" in text
-    assert "the sub-query must supply every input the candidate requires" in text
+    assert "When genuinely uncertain, answer no." in text
+    assert "performs the same core operation or has equivalent functionality" in text
 
 
 def test_audit_carries_instruction_query_subqueries_c_star_and_candidate(tmp_path):
@@ -81,14 +81,14 @@ def test_audit_carries_instruction_query_subqueries_c_star_and_candidate(tmp_pat
     assert all(data(s.text) in text for s in SUBS)
     assert _has_doc(text, REF_A) and _has_doc(text, REF_B) and _has_doc(text, CAND_A)
     assert text.count(f"END-OF-{REF_B.name}") == 1  # the C* tool kept by the candidate is not repeated
-    assert "known to be correct" in text and "(the C* tool itself)" in text
+    assert "known-correct benchmark" in text and "(the C* tool itself)" in text
 
 
 def test_audit_dependency_is_a_named_option_defaulting_to_the_appendix(tmp_path, monkeypatch):
     item = AuditItem(QUERY, SUBS, (CAND_A, CAND_B), (REF_A, REF_B))
     runtime = _judge(tmp_path)
     assert runtime.audit_dependency == "runtime"
-    assert "assumed to be passed at run time" in _text(runtime.audit_request(item))
+    assert "assumed to be passed between tools at run time" in _text(runtime.audit_request(item))
     monkeypatch.setenv("TOOLEX_AUDIT_DEPENDENCY", "same-platform")
     strict = _judge(tmp_path)
     text = _text(strict.audit_request(item))
@@ -180,12 +180,12 @@ def test_decomposition_schema_names_the_valid_tool_indices_as_an_enum():
     from toolex.llm.schema import is_valid
 
     schema = prompts.decomposition_schema(2)
-    item = schema["properties"]["sub_queries"]["items"]["properties"]["tool_index"]
+    item = schema["properties"]["sub_queries"]["items"]["properties"]["relevant_tool_id"]
     assert item["enum"] == [1, 2] and "minimum" not in item
-    answer = {"sub_queries": [{"tool_index": i, "functionality": "f", "entity": "e", "sub_query": "s"}
+    answer = {"sub_queries": [{"relevant_tool_id": i, "functionality": "f", "entity": "e", "sub_query": "s"}
                               for i in (1, 2)]}
     assert is_valid(answer, schema)
-    answer["sub_queries"][0]["tool_index"] = 0
+    answer["sub_queries"][0]["relevant_tool_id"] = 0
     assert not is_valid(answer, schema)
 
 
@@ -193,6 +193,6 @@ def test_decomposition_grammar_forbids_zero_based_indices():
     """The grammar llama-cpp-python builds from the schema admits 1..k and nothing else."""
     grammar_module = pytest.importorskip("llama_cpp.llama_grammar")
     gbnf = grammar_module.json_schema_to_gbnf(json.dumps(prompts.decomposition_schema(3)))
-    rule = next(line for line in gbnf.splitlines() if "tool-index" in line and "::=" in line
-                and line.split("::=")[0].strip().endswith("tool-index"))
+    rule = next(line for line in gbnf.splitlines() if "relevant-tool-id" in line and "::=" in line
+                and line.split("::=")[0].strip().endswith("relevant-tool-id"))
     assert all(f'"{i}"' in rule for i in (1, 2, 3)) and '"0"' not in rule

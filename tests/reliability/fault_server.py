@@ -40,7 +40,7 @@ def stage_of(body: dict[str, Any]) -> str:
     text = json.dumps(body.get("response_format") or {}) + json.dumps(body.get("messages") or [])
     if "sub_queries" in text:
         return "decompose"
-    if "covers_all_operations" in text:
+    if "Sub-query breakdown (checklist)" in text:
         return "audit"
     return "verify"
 

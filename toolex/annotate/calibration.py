@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -38,17 +38,23 @@ from toolex.annotate.judges.base import VerifyItem
 from toolex.annotate.judges.features import EXPECTED_SIGNS, FEATURES
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import ScoreModel
+from toolex.annotate.records import Decomposition
+from toolex.annotate.verification import Slot, verification_items
 from toolex.data.records import Benchmark
 
 
 @dataclass(frozen=True)
 class LabelledItems:
-    """Verification items with their features and gold labels."""
+    """Verification items with their features and gold labels, and the Stage 1 and 2 records they came from
+    (so that any verdicts on them can be carried through Stage 3)."""
 
     items: list[VerifyItem]
     rows: np.ndarray
     labels: np.ndarray
     query_ids: list[str]
+    decompositions: list[Decomposition] = field(default_factory=list)
+    hits: dict[tuple[str, int], list[tuple[str, float]]] = field(default_factory=dict)
+    slots: list[Slot] = field(default_factory=list)
 
 
 def labelled_items(benchmarks: Sequence[Benchmark], acceptable: Mapping[str, Sequence[Sequence[str]]],
@@ -64,33 +70,33 @@ def labelled_items(benchmarks: Sequence[Benchmark], acceptable: Mapping[str, Seq
                           progress=False)
         decompositions = pipeline.decompose()
         hits = pipeline.retrieve_candidates(decompositions)
-    items, labels, owners = [], [], []
-    for d in decompositions:
-        combos = [list(c) for c in acceptable[d.query_id]]
-        for s in d.subqueries:
-            size = len(d.subqueries)
-            allowed = {c[s.index] for c in combos if len(c) == size}
-            for tool_id, _ in hits.get((d.query_id, s.index), []):
-                if tool_id == s.reference_tool:
-                    continue
-                items.append(VerifyItem(s, pipeline.tools[s.reference_tool], pipeline.tools[tool_id]))
-                labels.append(tool_id in allowed)
-                owners.append(d.query_id)
-    return LabelledItems(items, judge.features(items), np.asarray(labels, dtype=bool), owners)
+    items, slots = verification_items(decompositions, hits, pipeline.tools)
+    size = {d.query_id: len(d.subqueries) for d in decompositions}
+    labels = [accepted_at(acceptable[slot.query_id], size[slot.query_id], slot.index, slot.tool_id)
+              for slot in slots]
+    return LabelledItems(items, judge.features(items), np.asarray(labels, dtype=bool),
+                         [slot.query_id for slot in slots], list(decompositions), dict(hits), slots)
 
 
-def fit_logistic(rows: np.ndarray, labels: np.ndarray, l2: float = 1.0,
-                 iterations: int = 100) -> tuple[np.ndarray, float]:
-    """Weights and bias of an L2-penalised logistic regression (the bias is not penalised), by IRLS."""
+def accepted_at(combinations: Sequence[Sequence[str]], size: int, index: int, tool_id: str) -> bool:
+    """Whether some accepted combination of ``size`` tools puts ``tool_id`` at position ``index``."""
+    return any(len(c) == size and c[index] == tool_id for c in combinations)
+
+
+def fit_logistic(rows: np.ndarray, labels: np.ndarray, l2: float = 1.0, iterations: int = 100,
+                 weights: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """Weights and bias of an L2-penalised logistic regression (the bias is not penalised), by IRLS;
+    ``weights``: one per item (default 1), e.g. the inverse of the probability it was drawn with."""
     x = np.hstack([np.ones((len(rows), 1)), np.asarray(rows, dtype=np.float64)])
     y = np.asarray(labels, dtype=np.float64)
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
     penalty = np.eye(x.shape[1]) * l2
     penalty[0, 0] = 0.0
     beta = np.zeros(x.shape[1])
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-(x @ beta)))
-        gradient = x.T @ (p - y) + penalty @ beta
-        hessian = (x * (p * (1 - p))[:, None]).T @ x + penalty
+        gradient = x.T @ (w * (p - y)) + penalty @ beta
+        hessian = (x * (w * p * (1 - p))[:, None]).T @ x + penalty
         step = np.linalg.solve(hessian + 1e-9 * np.eye(x.shape[1]), gradient)
         beta -= step
         if np.max(np.abs(step)) < 1e-10:
@@ -98,41 +104,48 @@ def fit_logistic(rows: np.ndarray, labels: np.ndarray, l2: float = 1.0,
     return beta[1:], float(beta[0])
 
 
-def fit_signed(rows: np.ndarray, labels: np.ndarray, signs: Sequence[int],
-               l2: float = 1.0) -> tuple[np.ndarray, float, list[int]]:
+def fit_signed(rows: np.ndarray, labels: np.ndarray, signs: Sequence[int], l2: float = 1.0,
+               weights: np.ndarray | None = None,
+               allowed: Sequence[int] | None = None) -> tuple[np.ndarray, float, list[int]]:
     """:func:`fit_logistic` where every weight must have its expected sign (``signs``: +1, -1, 0 for free):
     the feature whose weight is most strongly against its sign is dropped (weight 0) and the model refit,
-    until all agree. Returns the weights, the bias and the dropped feature indices."""
+    until all agree. Only the ``allowed`` feature indices (default: all) take a weight. Returns the weights,
+    the bias and the dropped feature indices."""
     rows = np.asarray(rows, dtype=np.float64)
-    active = list(range(rows.shape[1]))
+    active = list(range(rows.shape[1])) if allowed is None else sorted(allowed)
     dropped: list[int] = []
     while True:
-        fitted, bias = fit_logistic(rows[:, active], labels, l2)
-        weights = np.zeros(rows.shape[1])
-        weights[active] = fitted
-        against = [(weights[i] * signs[i], i) for i in active if signs[i] and weights[i] * signs[i] < 0]
+        fitted, bias = fit_logistic(rows[:, active], labels, l2, weights=weights)
+        coefficients = np.zeros(rows.shape[1])
+        coefficients[active] = fitted
+        against = [(coefficients[i] * signs[i], i) for i in active
+                   if signs[i] and coefficients[i] * signs[i] < 0]
         if not against:
-            return weights, bias, sorted(dropped)
+            return coefficients, bias, sorted(dropped)
         worst = min(against)[1]
         active.remove(worst)
         dropped.append(worst)
 
 
-def balanced_threshold(probabilities: np.ndarray, labels: np.ndarray) -> float:
-    """The score at which false positives and false negatives are (closest to) equal; ties take the higher
-    score. Candidate thresholds are the midpoints between consecutive distinct scores."""
+def balanced_threshold(probabilities: np.ndarray, labels: np.ndarray,
+                       weights: np.ndarray | None = None) -> float:
+    """The score at which the (weighted) false positives and false negatives are (closest to) equal; ties
+    take the higher score. Candidate thresholds are the midpoints between consecutive distinct scores."""
     probabilities, labels = np.asarray(probabilities, dtype=np.float64), np.asarray(labels, dtype=bool)
+    w = np.ones(len(labels)) if weights is None else np.asarray(weights, dtype=np.float64)
     p = np.sort(np.unique(probabilities))
     if len(p) < 2:
         return float(p[0]) if len(p) else 0.5
     cuts = np.concatenate([[p[0] - 1e-9], (p[:-1] + p[1:]) / 2, [p[-1] + 1e-9]])
-    best, best_gap = 0.5, math.inf
-    for cut in cuts:
-        said = probabilities >= cut
-        gap = abs(int(np.sum(said & ~labels)) - int(np.sum(~said & labels)))
-        if gap <= best_gap:
-            best, best_gap = float(cut), gap
-    return best
+    # sweep: items at or above a cut are said equivalent
+    order = np.argsort(probabilities, kind="stable")
+    sorted_p, positive, negative = probabilities[order], (w * labels)[order], (w * ~labels)[order]
+    below = np.searchsorted(sorted_p, cuts, side="left")  # items under each cut
+    false_negatives = np.concatenate([[0.0], np.cumsum(positive)])[below]
+    false_positives = negative.sum() - np.concatenate([[0.0], np.cumsum(negative)])[below]
+    gaps = np.abs(false_positives - false_negatives)
+    best = np.flatnonzero(gaps <= gaps.min() + 1e-9)[-1]
+    return float(cuts[best])
 
 
 def unsure_band(probabilities: np.ndarray, labels: np.ndarray, threshold: float,
@@ -165,14 +178,18 @@ def quality(probabilities: np.ndarray, labels: np.ndarray, threshold: float) -> 
 
 
 def calibrate(data: LabelledItems, encoder: str, l2: float = 1.0, band_errors: float = 0.9,
-              record: Mapping[str, Any] | None = None) -> ScoreModel:
+              record: Mapping[str, Any] | None = None, features: Sequence[str] | None = None,
+              weights: np.ndarray | None = None) -> ScoreModel:
     """The score model fitted on ``data`` by the procedure of this module; ``record`` (data names, settings)
-    is kept with it."""
+    is kept with it. ``features``: the only features that may take a weight (default: all); ``weights``: one
+    per item (the threshold balances weighted errors too)."""
     if not len(data.labels) or data.labels.all() or not data.labels.any():
         raise ValueError("calibration needs items of both kinds (equivalent and not)")
-    weights, bias, dropped = fit_signed(data.rows, data.labels, [EXPECTED_SIGNS[f] for f in FEATURES], l2)
-    probabilities = 1.0 / (1.0 + np.exp(-(bias + data.rows @ weights)))
-    threshold = balanced_threshold(probabilities, data.labels)
+    allowed = None if features is None else [FEATURES.index(f) for f in features]
+    coefficients, bias, dropped = fit_signed(data.rows, data.labels, [EXPECTED_SIGNS[f] for f in FEATURES],
+                                             l2, weights=weights, allowed=allowed)
+    probabilities = 1.0 / (1.0 + np.exp(-(bias + data.rows @ coefficients)))
+    threshold = balanced_threshold(probabilities, data.labels, weights)
     band = unsure_band(probabilities, data.labels, threshold, band_errors)
     in_band = (probabilities >= band[0]) & (probabilities <= band[1])
     calibration = {**(record or {}),
@@ -183,8 +200,12 @@ def calibrate(data: LabelledItems, encoder: str, l2: float = 1.0, band_errors: f
                    "queries": len(set(data.query_ids)),
                    "quality": quality(probabilities, data.labels, threshold),
                    "share_in_band": float(in_band.mean())}
+    if features is not None:
+        calibration["features_allowed"] = list(features)
+    if weights is not None:
+        calibration["weighted"] = True
     # the band is rounded outwards, so that it still holds the errors at its edges
     band = (math.floor(band[0] * 1e6) / 1e6, math.ceil(band[1] * 1e6) / 1e6)
-    return ScoreModel(encoder, tuple(round(float(w), 6) for w in weights), round(bias, 6),
+    return ScoreModel(encoder, tuple(round(float(w), 6) for w in coefficients), round(bias, 6),
                       round(threshold, 6),
                       band, FEATURES, calibration)

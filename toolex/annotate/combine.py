@@ -13,8 +13,11 @@ filtered while enumerating, before the ``limit`` cut, so the limit counts distin
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from toolex.annotate.judges.base import AuditItem
+from toolex.annotate.records import AuditedQuery, Combination, Decomposition, Verdict, VerifiedSet
+from toolex.data.records import Query, Tool
 from toolex.retrieval.fusion import RRF_K
 
 
@@ -76,3 +79,53 @@ def best_combinations(
                     seen.add(nxt)
                     heapq.heappush(heap, (-score(nxt), nxt))
     return out
+
+
+def _reference(query: Query, score: float) -> Combination:
+    return Combination(query.reference, score, True,
+                       Verdict(True, "C*, the original annotation", "reference"))
+
+
+def audit_combinations(queries: Sequence[Query], decompositions: Sequence[Decomposition],
+                       verified: Sequence[VerifiedSet], tools: dict[str, Tool],
+                       audit: Callable[[list[AuditItem]], list[Verdict]], limit: int,
+                       rrf_k: int = RRF_K) -> tuple[list[AuditedQuery], int]:
+    """Stage 3 over every query: the ``limit`` best admissible combinations of its verified sets, each one
+    but C* audited by ``audit`` (one call for all); C* is always valid and listed once. Returns the audited
+    queries and the number of combinations audited."""
+    sets: dict[str, list[VerifiedSet]] = {}
+    for v in verified:
+        sets.setdefault(v.query_id, []).append(v)
+    decomposition = {d.query_id: d for d in decompositions}
+    pending: list[tuple[str, tuple[str, ...]]] = []
+    items: list[AuditItem] = []
+    candidates: dict[str, list[tuple[tuple[str, ...], float]]] = {}
+    sizes: dict[str, int] = {}
+    for q in queries:
+        d = decomposition.get(q.id)
+        if d is None or not d.ok:
+            continue
+        subsets = sorted(sets.get(q.id, []), key=lambda v: v.index)
+        ranked_sets = [[(t, v.rank_of(t)) for t in v.verified] for v in subsets]
+        sizes[q.id] = product_size(ranked_sets)
+        # admissible combinations only, each set of tools once (its best-ranked order)
+        candidates[q.id] = best_combinations(ranked_sets, limit, rrf_k,
+                                             reference=tuple(v.reference_tool for v in subsets))
+        references = tuple(tools[s.reference_tool] for s in d.subqueries)
+        for combo, _ in candidates[q.id]:
+            if set(combo) != set(q.reference):
+                pending.append((q.id, combo))
+                items.append(AuditItem(q, d.subqueries, tuple(tools[t] for t in combo), references))
+    verdicts = dict(zip(pending, audit(items)))
+    out = []
+    for q in queries:
+        chosen: list[Combination] = []
+        for combo, score in candidates.get(q.id, []):
+            if set(combo) == set(q.reference):  # C* (or a permutation of it): written as C*, once
+                chosen.append(_reference(q, score))
+            else:
+                chosen.append(Combination(combo, score, False, verdicts[(q.id, combo)]))
+        if not any(c.is_reference for c in chosen):
+            chosen.insert(0, _reference(q, 0.0))
+        out.append(AuditedQuery(q.id, q.category, q.reference, tuple(chosen), sizes.get(q.id, 1)))
+    return out, len(items)

@@ -88,16 +88,15 @@ def _answer(stage: str, k: int = 1, n: int = 1) -> str:
     """A representative answer of a stage (what a terse model writes under the prompt's length rule)."""
     if stage == "decompose":
         return json.dumps({"sub_queries": [
-            {"tool_index": i, "functionality": "retrieve the current weather forecast",
+            {"relevant_tool_id": i, "functionality": "retrieve the current weather forecast",
              "entity": "the city of Paris next week",
              "sub_query": "What is the weather forecast for Paris, France for the next seven days?"}
             for i in range(1, k + 1)]})
     if stage == "verify-batched":
-        return json.dumps({"verdicts": [{"candidate": i, "reason": _REASON, "verdict": "no"}
+        return json.dumps({"verdicts": [{"candidate": i, "verdict": "no", "reason": _REASON}
                                         for i in range(1, n + 1)]})
     if stage == "audit":
-        return json.dumps({"covers_all_operations": True, "dependencies_consistent": True, "reason": _REASON,
-                           "verdict": "yes"})
+        return json.dumps({"verdict": "yes", "reason": _REASON})
     return json.dumps({"reason": _REASON, "verdict": "no"})
 
 

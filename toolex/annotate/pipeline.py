@@ -26,11 +26,12 @@ from toolex.annotate.artifacts import (
     write_json,
     write_jsonl,
 )
-from toolex.annotate.combine import RRF_K, best_combinations, product_size
-from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
+from toolex.annotate.combine import RRF_K, audit_combinations
+from toolex.annotate.judges.base import DecomposeItem, Judge
 from toolex.annotate.keys import digest, stage_key
 from toolex.annotate.prompts import PROMPT_VERSION
-from toolex.annotate.records import AuditedQuery, Candidate, Combination, Decomposition, Verdict, VerifiedSet
+from toolex.annotate.records import AuditedQuery, Decomposition, VerifiedSet
+from toolex.annotate.verification import verification_items, verified_sets
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.data.registry import tool_pools
 from toolex.errors import ToolexError
@@ -196,30 +197,8 @@ class ToolEX:
             return self.folder.verified_sets()
         start = time.perf_counter()
         hits = self.retrieve_candidates(decompositions)
-        items: list[VerifyItem] = []
-        slots: list[tuple[str, int, str, int, float]] = []
-        for d in decompositions:
-            for s in d.subqueries:
-                for rank, (tool_id, score) in enumerate(hits.get((d.query_id, s.index), []), 1):
-                    if tool_id == s.reference_tool:
-                        continue
-                    items.append(VerifyItem(s, self.tools[s.reference_tool], self.tools[tool_id]))
-                    slots.append((d.query_id, s.index, tool_id, rank, score))
-        verdicts = iter(self.judge.verify(items))
-        by_sub: dict[tuple[str, int], list[Candidate]] = {}
-        for (qid, index, tool_id, rank, score) in slots:
-            by_sub.setdefault((qid, index), []).append(Candidate(tool_id, rank, score, next(verdicts)))
-        out = []
-        for d in decompositions:
-            for s in d.subqueries:
-                ranking = hits.get((d.query_id, s.index), [])
-                ref_rank = next((r for r, (t, _) in enumerate(ranking, 1) if t == s.reference_tool), 0)
-                ref_score = next((sc for t, sc in ranking if t == s.reference_tool), 0.0)
-                reference = Candidate(s.reference_tool, ref_rank, ref_score,
-                                      Verdict(True, "the ground-truth reference tool", "reference"))
-                candidates = sorted([reference, *by_sub.get((d.query_id, s.index), [])],
-                                    key=lambda c: (c.rank if c.rank else 0))
-                out.append(VerifiedSet(d.query_id, s.index, s.text, s.reference_tool, tuple(candidates)))
+        items, slots = verification_items(decompositions, hits, self.tools)
+        out = verified_sets(decompositions, hits, slots, self.judge.verify(items))
         write_jsonl(self.folder.path(VERIFIED), (v.to_json() for v in out))
         self._timed("verify", time.perf_counter() - start)
         self._mark("verify", judged=len(items),
@@ -232,52 +211,11 @@ class ToolEX:
         if self._done("audit", COMBINATIONS):
             return self.folder.audited()
         start = time.perf_counter()
-        sets: dict[str, list[VerifiedSet]] = {}
-        for v in verified:
-            sets.setdefault(v.query_id, []).append(v)
-        decomposition = {d.query_id: d for d in decompositions}
-        pending: list[tuple[str, tuple[str, ...], float]] = []
-        audit_items: list[AuditItem] = []
-        candidates: dict[str, list[tuple[tuple[str, ...], float]]] = {}
-        sizes: dict[str, int] = {}
-        for q in self.queries:
-            d = decomposition.get(q.id)
-            if d is None or not d.ok:
-                continue
-            subsets = sorted(sets.get(q.id, []), key=lambda v: v.index)
-            ranked_sets = [[(t, v.rank_of(t)) for t in v.verified] for v in subsets]
-            sizes[q.id] = product_size(ranked_sets)
-            # admissible combinations only, each set of tools once (its best-ranked order)
-            combos = best_combinations(ranked_sets, self.config.max_combinations, self.config.rrf_k,
-                                       reference=tuple(v.reference_tool for v in subsets))
-            candidates[q.id] = combos
-            references = tuple(self.tools[s.reference_tool] for s in d.subqueries)
-            for tools, score in combos:
-                if set(tools) == set(q.reference):
-                    continue
-                pending.append((q.id, tools, score))
-                audit_items.append(AuditItem(q, d.subqueries, tuple(self.tools[t] for t in tools),
-                                             references))
-        verdicts = dict(zip(((qid, tools) for qid, tools, _ in pending), self.judge.audit(audit_items)))
-        out = []
-        for q in self.queries:
-            chosen: list[Combination] = []
-            reference_seen = False
-            for tools, score in candidates.get(q.id, []):
-                if set(tools) == set(q.reference):  # C* (or a permutation of it): written as C*, once
-                    reference_seen = True
-                    chosen.append(Combination(q.reference, score, True,
-                                              Verdict(True, "C*, the original annotation",
-                                                                                "reference")))
-                else:
-                    chosen.append(Combination(tools, score, False, verdicts[(q.id, tools)]))
-            if not reference_seen:
-                chosen.insert(0, Combination(q.reference, 0.0, True,
-                                             Verdict(True, "C*, the original annotation", "reference")))
-            out.append(AuditedQuery(q.id, q.category, q.reference, tuple(chosen), sizes.get(q.id, 1)))
+        out, audited = audit_combinations(self.queries, decompositions, verified, self.tools,
+                                          self.judge.audit, self.config.max_combinations, self.config.rrf_k)
         write_jsonl(self.folder.path(COMBINATIONS), (a.to_json() for a in out))
         self._timed("audit", time.perf_counter() - start)
-        self._mark("audit", audited=len(audit_items),
+        self._mark("audit", audited=audited,
                    failures=sum(not c.verdict.ok for a in out for c in a.combinations))
         return out
 

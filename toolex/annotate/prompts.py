@@ -26,8 +26,8 @@ from toolex.llm.tokens import TokenCounter, count_messages
 
 Messages = list[dict[str, str]]
 
-PROMPT_VERSION = "toolex-prompts-3"  # the family; each stage's own version is prompt_version(stage)
-STAGE_REVISIONS = {"decompose": 3, "verify": 3, "audit": 3}
+PROMPT_VERSION = "toolex-prompts-4"  # the family; each stage's own version is prompt_version(stage)
+STAGE_REVISIONS = {"decompose": 4, "verify": 4, "audit": 4}
 AUDIT_DEPENDENCIES = ("runtime", "same-platform")
 DEFAULT_AUDIT_DEPENDENCY = "runtime"  # the appendix's audit prompt
 # cap of :func:`quote` (short quotes, e.g. the skill query writer); judge prompts pass docs whole
@@ -91,19 +91,23 @@ def _tool_lines(label: str, name: str, doc: Any) -> str:
 # -- Stage 1: decomposition -------------------------------------------------------------------------------
 
 DECOMPOSE_RULES = (
-    "You decompose a user query for tool retrieval. You are given the task instruction, the query and its "
-    "ground-truth tool combination C*: the tools, in order, that together solve it, each with its full "
-    "documentation as raw JSON.\n"
+    "You are the planner of a plan-and-execute system. You are given the task instruction, the user query "
+    "and the N relevant tools (the ground-truth combination C*), each with its documentation as raw JSON. "
+    "Plan exactly N executable steps, one per relevant tool, such that executing them in order fully "
+    "answers the query.\n"
+    "Each step will later be used as a search query to retrieve its tool from a large tool library, so your "
+    "primary aim is to minimize the semantic gap between the step's text and its tool's documentation.\n"
     "Rules:\n"
-    "1. Write exactly one sub-query per tool of C*, in the order the tools are listed: sub-query i is the "
-    "part of the query that Tool i serves.\n"
-    "2. Minimise the semantic gap between each sub-query and its tool's documentation: phrase the operation "
-    "as the documentation describes it, in the documentation's own terms for the functionality and the "
-    "entity.\n"
-    "3. Never describe parameter names, argument formats or how the tool is called, and never name a tool, "
-    "an API, a function or a library; describe the need, with the concrete values from the query.\n"
-    "4. Each sub-query is atomic (one operation) and self-contained (a request a user could type alone): "
-    "give its functionality (what is done) and its entity (what it is done on)."
+    "1. Write exactly N sub-queries; each maps to exactly one relevant tool, given by its id "
+    "(relevant_tool_id: Tool i has id i).\n"
+    "2. Give each sub-query enough detail for accurate retrieval, focused on two things only: the "
+    "FUNCTIONALITY (the precise operation: retrieve, calculate, search, filter, authenticate, convert, ...) "
+    "and the ENTITY (the data subject or domain the operation acts on: a stock ticker, historical events on "
+    "a date, user credentials, ...).\n"
+    "3. Use domain terms likely to appear in the tool's documentation.\n"
+    "4. Never name a tool, an API or a function, and never mention parameter names, parameter types or "
+    "return types.\n"
+    "5. Output JSON only: the list of sub-queries with their tool ids."
 )
 
 
@@ -111,11 +115,11 @@ def decomposition_schema(k: int) -> dict[str, Any]:
     item = {
         "type": "object",
         "additionalProperties": False,
-        "required": ["tool_index", "functionality", "entity", "sub_query"],
+        "required": ["relevant_tool_id", "functionality", "entity", "sub_query"],
         "properties": {
             # an enum, not minimum/maximum: grammar-constrained servers (llama.cpp) enforce enums but not
             # integer bounds, and a small model otherwise answers 0-based indices
-            "tool_index": {"type": "integer", "enum": list(range(1, k + 1))},
+            "relevant_tool_id": {"type": "integer", "enum": list(range(1, k + 1))},
             "functionality": {"type": "string"},
             "entity": {"type": "string"},
             "sub_query": {"type": "string"},
@@ -133,8 +137,8 @@ def decomposition_messages(query: str, instruction: str, tools: Sequence[tuple[s
         _instruction_line(instruction)
         + f"User query: {data(query)}\n"
         + f"Ground-truth tools C* ({k}, in order):\n{listing}\n\n"
-        f"Return {{\"sub_queries\": [...]}} with exactly {k} items; item tool_index i (1..{k}) is the "
-        "sub-query served by Tool i, with fields functionality, entity and sub_query."
+        f"N = {k}. Return {{\"sub_queries\": [...]}} with exactly {k} items; an item with relevant_tool_id i "
+        f"(1..{k}) is the step served by Tool i, with fields functionality, entity and sub_query."
     )
     return _messages(DECOMPOSE_RULES, user)
 
@@ -142,23 +146,26 @@ def decomposition_messages(query: str, instruction: str, tools: Sequence[tuple[s
 # -- Stage 2: verification --------------------------------------------------------------------------------
 
 VERIFY_RULES = (
-    "You verify tool equivalence for tool retrieval. The reference tool belongs to the benchmark's ground "
-    "truth and is known to serve the sub-query. Decide whether the candidate tool can replace it for this "
-    "sub-query: it must perform the same core operation on the same kind of entity, its output must cover "
-    "what the sub-query needs, and the sub-query must supply every input the candidate requires. Similar "
-    "topic, a related but different operation, an output that lacks what is needed, or a required input the "
-    "sub-query cannot supply is 'no'. When uncertain, answer 'no'. Give a one-sentence reason (at most 20 "
-    "words), then the verdict."
+    "You verify tool equivalence for tool retrieval. Your task: can the candidate tool be directly invoked "
+    "to complete the sub-query? The sub-query is atomic: one operation, completable by one tool call. The "
+    "reference tool is ground truth and can already complete it. Answer yes if the candidate performs the "
+    "same core operation or has equivalent functionality, that is when all of these hold: its primary "
+    "function directly performs the same operation as the reference tool, and its output covers what the "
+    "sub-query needs (the same type of result as the reference tool). Answer no when any of these holds: its "
+    "function does not match the required operation, or its output only partially satisfies the sub-query "
+    "and significant extra steps would be needed. When genuinely uncertain, answer no. Output JSON only: "
+    "the verdict and a reason of one concise sentence."
 )  # prose, not a numbered list: Qwen2.5-1.5B copied a numbered list into its reason and then answered yes
-_BATCH_RULES = VERIFY_RULES.replace("Decide whether the candidate tool can replace it",
-                                    "Decide for each candidate tool, independently, whether it can replace "
-                                    "it")
+_BATCH_RULES = VERIFY_RULES.replace("Your task: can the candidate tool be directly invoked",
+                                    "Your task, for each candidate tool independently: can it be directly "
+                                    "invoked")
+assert _BATCH_RULES != VERIFY_RULES
 
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["reason", "verdict"],
-    "properties": {"reason": {"type": "string"}, "verdict": {"type": "string", "enum": ["yes", "no"]}},
+    "required": ["verdict", "reason"],
+    "properties": {"verdict": {"type": "string", "enum": ["yes", "no"]}, "reason": {"type": "string"}},
 }
 
 
@@ -169,16 +176,16 @@ def verification_messages(subquery: str, reference: tuple[str, Any], candidate: 
         f"Sub-query: {data(subquery)}\n"
         + _tool_lines("Reference tool", *reference) + "\n"
         + _tool_lines("Candidate tool", *candidate) + "\n\n"
-        'Return {"reason": "<one sentence>", "verdict": "yes" | "no"}.'
+        'Return {"verdict": "yes" | "no", "reason": "<one concise sentence>"}.'
     )
     return _messages(VERIFY_RULES, user)
 
 
 def batch_verdict_schema(n: int) -> dict[str, Any]:
-    item = {"type": "object", "additionalProperties": False, "required": ["candidate", "reason", "verdict"],
+    item = {"type": "object", "additionalProperties": False, "required": ["candidate", "verdict", "reason"],
             "properties": {"candidate": {"type": "integer", "minimum": 1, "maximum": n},
-                           "reason": {"type": "string"},
-                           "verdict": {"type": "string", "enum": ["yes", "no"]}}}
+                           "verdict": {"type": "string", "enum": ["yes", "no"]},
+                           "reason": {"type": "string"}}}
     return {"type": "object", "additionalProperties": False, "required": ["verdicts"],
             "properties": {"verdicts": {"type": "array", "items": item, "minItems": n, "maxItems": n}}}
 
@@ -191,8 +198,8 @@ def batch_verification_messages(subquery: str, reference: tuple[str, Any],
         f"Sub-query: {data(subquery)}\n"
         + _tool_lines("Reference tool", *reference) + "\n"
         + f"Candidates ({len(candidates)}):\n{listing}\n\n"
-        'Return {"verdicts": [{"candidate": i, "reason": "<one sentence>", '
-        '"verdict": "yes" | "no"}, ...]} '
+        'Return {"verdicts": [{"candidate": i, "verdict": "yes" | "no", '
+        '"reason": "<one concise sentence>"}, ...]} '
         f"with one item for each of the {len(candidates)} candidates."
     )
     return _messages(_BATCH_RULES, user)
@@ -201,38 +208,39 @@ def batch_verification_messages(subquery: str, reference: tuple[str, Any],
 # -- Stage 3: combination audit ---------------------------------------------------------------------------
 
 AUDIT_RULES = (
-    "You audit a combination of tools proposed to solve a user query, one tool per sub-query. You are given "
-    "the task instruction, the query, its sub-queries and the benchmark's reference combination C*, which is "
-    "known to be correct: treat it as the standard of what the task needs. The candidate combination is "
-    "valid only if (1) together its tools cover every operation the query needs, as C* does, with none "
-    "missing, and (2) {dependency}\n"
-    "Give a one-sentence reason (at most 20 words), then the verdict."
+    "You are a tool-use agent deciding whether a set of available tools is sufficient to fully complete the "
+    "user's query. You are given the query, the task instruction, the available tools (one candidate "
+    "combination), the sub-query breakdown as a checklist, and the reference tool set C*. C* is a "
+    "known-correct benchmark: tools that perform the same core operations as the reference tools count as "
+    "sufficient, even if they differ in name, interface details, or parameter formats.\n"
+    "Answer yes when the tools together cover every operation the query needs and can produce the result the "
+    "user wants. {dependency}\n"
+    "Answer no only when an essential operation is entirely absent: no tool can perform a required action at "
+    "all. That is a functional mismatch, not a minor format or naming difference.\n"
+    "Output JSON only: the verdict and a reason of one concise sentence."
 )
 AUDIT_DEPENDENCY_RULES = {
     # the appendix's audit prompt
     "runtime": (
-        "every input its tools need can be supplied. Intermediate values that one tool produces and another "
-        "consumes (tokens, ids, session handles) are assumed to be passed at run time, so tools from "
-        "different platforms may depend on each other; dependencies are inconsistent only when a needed "
-        "input can come neither from the query nor from another tool's output."
+        "Intermediate values (authentication tokens, resource ids, session handles) are assumed to be passed "
+        "between tools at run time: do not verify that; judge whether the required operations exist."
     ),
-    # the main text's stricter reading: a same-platform dependency check
+    # the main text's stricter reading: a same-platform dependency check (a project option)
     "same-platform": (
-        "tools that pass run-time values to each other (one tool's output is another's input, such as an id, "
-        "token or session) come from the same platform or provider, so the values are compatible; "
+        "Tools that pass run-time values to each other (one tool's output is another's input, such as an id, "
+        "token or session) must come from the same platform or provider, so that the values are compatible; "
         "independent operations may come from different platforms."
     ),
 }
 
+#: The appendix asks for the verdict and a reason, nothing else: the verdict is the whole decision.
 AUDIT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["covers_all_operations", "dependencies_consistent", "reason", "verdict"],
+    "required": ["verdict", "reason"],
     "properties": {
-        "covers_all_operations": {"type": "boolean"},
-        "dependencies_consistent": {"type": "boolean"},
-        "reason": {"type": "string"},
         "verdict": {"type": "string", "enum": ["yes", "no"]},
+        "reason": {"type": "string"},
     },
 }
 
@@ -257,16 +265,15 @@ def audit_messages(query: str, instruction: str, subqueries: Sequence[str], tool
     for i, (sub, (name, doc), (ref_name, ref_doc)) in enumerate(zip(subqueries, tools, references), 1):
         lines.append(f"Sub-query {i}: {data(sub)}\n" + _tool_lines("  reference (C*)", ref_name, ref_doc))
         if name == ref_name and Doc.of(doc) == Doc.of(ref_doc):
-            lines.append(f"  candidate tool: name {data(name)} (the C* tool itself)")
+            lines.append(f"  available tool: name {data(name)} (the C* tool itself)")
         else:
-            lines.append(_tool_lines("  candidate tool", name, doc))
+            lines.append(_tool_lines("  available tool", name, doc))
     user = (
         _instruction_line(instruction)
         + f"User query: {data(query)}\n"
-        + "Reference combination C* (known correct) and the candidate combination, per sub-query:\n"
+        + "Sub-query breakdown (checklist), each with its reference tool (C*) and the available tool:\n"
         + "\n".join(lines) + "\n\n"
-        'Return {"covers_all_operations": true|false, "dependencies_consistent": true|false, '
-        '"reason": "<one sentence>", "verdict": "yes" | "no"}.'
+        'Return {"verdict": "yes" | "no", "reason": "<one concise sentence>"}.'
     )
     return _messages(audit_rules(dependency), user)
 

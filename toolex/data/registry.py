@@ -4,7 +4,9 @@ Names: ``toolret/<subset>`` (``apibank``, ``apigen``, ``gorilla-huggingface``, `
 four),
 ``toollens`` (test split; ``toollens:train`` for the other), ``stabletoolbench`` (all six groups) or
 ``stabletoolbench/<group>``, ``sgd/calibration`` and ``sgd/report`` (Schema-Guided Dialogue with its
-human one-to-many ground truth, see :mod:`toolex.data.sgd`), ``customized/metatool`` and
+human one-to-many ground truth, see :mod:`toolex.data.sgd`), ``sgd-x/<part>`` and ``sgd-pairs/<part>``
+(the same APIs in SGD-X's rewritten wordings, one- and two-tool queries, see :mod:`toolex.data.sgdx`),
+``customized/metatool`` and
 ``customized/toolalpaca`` (two of ToolRet's ``customized`` subsets converted from their source data, see
 :mod:`toolex.data.metatool` and :mod:`toolex.data.toolalpaca`) and ``customized`` (both). Several names joined
 by ``+`` are merged into one benchmark.
@@ -23,6 +25,10 @@ from toolex.data.sgd import GOLD_VERSION as SGD_GOLD_VERSION
 from toolex.data.sgd import PARTS as SGD_PARTS
 from toolex.data.sgd import acceptable as sgd_acceptable
 from toolex.data.sgd import load_sgd
+from toolex.data.sgdx import GOLD_RULE as SGDX_GOLD_RULE
+from toolex.data.sgdx import SOURCES as SGDX_SOURCES
+from toolex.data.sgdx import acceptable as sgdx_acceptable
+from toolex.data.sgdx import load_sgdx
 from toolex.data.stabletoolbench import GROUPS, load_stabletoolbench
 from toolex.data.toolalpaca import load_toolalpaca
 from toolex.data.toolret import SUBSET_CATEGORY, load_toolret_subset
@@ -62,6 +68,9 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
         return load_stabletoolbench(root / "stabletoolbench", tuple(name.split("/", 1)[1].split(",")))
     if name.startswith("sgd/"):
         return load_sgd(root / "sgd", name.split("/", 1)[1])
+    if name.split("/", 1)[0] in SGDX_SOURCES and "/" in name:
+        source, part = name.split("/", 1)
+        return load_sgdx(root / "sgd", source, part)
     if name == "customized":
         return merge_benchmarks(name, [load_benchmark(f"customized/{s}", root) for s in CUSTOMIZED])
     if name == "customized/metatool":
@@ -70,13 +79,14 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
         return load_toolalpaca(root / "customized" / "toolalpaca")
     known = ", ".join(["toolret", *[f"toolret/{s}" for s in TOOLRET_SUBSETS], "toollens", "stabletoolbench",
                        *[f"stabletoolbench/{g}" for g in GROUPS],
-                       *[f"sgd/{p}" for p in SGD_PARTS],
+                       *[f"{s}/{p}" for s in ("sgd", *SGDX_SOURCES) for p in SGD_PARTS],
                        "customized", *[f"customized/{s}" for s in CUSTOMIZED]])
     raise InputError(None, f"unknown benchmark {name!r}; known: {known}")
 
 
 #: Benchmarks that carry a one-to-many ground truth of their own: name prefix → (how to derive it, its rule).
-OWN_GOLD = {"sgd/": (sgd_acceptable, f"sgd gold v{SGD_GOLD_VERSION}")}
+OWN_GOLD = {"sgd/": (sgd_acceptable, f"sgd gold v{SGD_GOLD_VERSION}"),
+            **{f"{s}/": (sgdx_acceptable, SGDX_GOLD_RULE) for s in SGDX_SOURCES}}
 
 
 def _own_gold_source(benchmark: Benchmark) -> tuple[Callable[[Benchmark], dict[str, list[list[str]]]], str]:
@@ -88,7 +98,7 @@ def _own_gold_source(benchmark: Benchmark) -> tuple[Callable[[Benchmark], dict[s
 
 def own_gold(benchmark: Benchmark) -> dict[str, list[list[str]]]:
     """The human one-to-many ground truth a benchmark carries (query id → accepted combinations, C* first):
-    ``sgd/*`` only; any other benchmark raises :class:`InputError`."""
+    ``sgd/*``, ``sgd-x/*`` and ``sgd-pairs/*`` only; any other benchmark raises :class:`InputError`."""
     derive, _rule = _own_gold_source(benchmark)
     return derive(benchmark)
 

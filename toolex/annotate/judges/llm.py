@@ -245,7 +245,7 @@ class LLMJudge(Judge):
         if not result.ok:
             return Decomposition(qid, (), name, ok=False, error=result.error or "failed",
                                  raw=result.raw or "")
-        by_index = {s["tool_index"]: s for s in result.data["sub_queries"]}
+        by_index = {s["relevant_tool_id"]: s for s in result.data["sub_queries"]}
         if sorted(by_index) != list(range(1, k + 1)):
             return Decomposition(qid, (), name, ok=False, raw=result.raw or "",
                                  error=f"sub-queries map to tools {sorted(by_index)}, expected 1..{k} once "
@@ -302,6 +302,6 @@ class LLMJudge(Judge):
                 out.append(Verdict(None, "", name, error=result.error or "failed", raw=result.raw or ""))
                 continue
             d = result.data
-            valid = d["verdict"] == "yes" and d["covers_all_operations"] and d["dependencies_consistent"]
+            valid = d["verdict"] == "yes"
             out.append(Verdict(bool(valid), d["reason"].strip(), name))
         return out

@@ -169,32 +169,38 @@ class OfflineSimilarityJudge(Judge):
         return out, probabilities
 
     def audit(self, items: Sequence[AuditItem]) -> list[Verdict]:
-        out = []
-        for item in items:
-            chosen = [t.id for t in item.tools]
-            if len(set(chosen)) < len({t.id for t in item.references}):
-                out.append(Verdict(False,
-                                   "one tool would serve two operations: not every operation is covered",
-                                   self.name))
+        return platform_audit(items, self.name)
+
+
+def platform_audit(items: Sequence[AuditItem], judge: str) -> list[Verdict]:
+    """The platform rule: every operation has its own tool, and positions whose reference tools share a
+    platform keep one shared platform."""
+    out = []
+    for item in items:
+        chosen = [t.id for t in item.tools]
+        if len(set(chosen)) < len({t.id for t in item.references}):
+            out.append(Verdict(False,
+                               "one tool would serve two operations: not every operation is covered",
+                               judge))
+            continue
+        groups: dict[str, list[int]] = {}
+        for i, ref in enumerate(item.references):
+            if platform := platform_of(ref):
+                groups.setdefault(platform, []).append(i)
+        broken = []
+        for platform, positions in groups.items():
+            if len(positions) < 2:
                 continue
-            groups: dict[str, list[int]] = {}
-            for i, ref in enumerate(item.references):
-                if platform := platform_of(ref):
-                    groups.setdefault(platform, []).append(i)
-            broken = []
-            for platform, positions in groups.items():
-                if len(positions) < 2:
-                    continue
-                picked = {platform_of(item.tools[i]) for i in positions}
-                if len(picked) != 1 or None in picked:
-                    broken.append(f"sub-queries {', '.join(str(i + 1) for i in positions)} share platform "
-                                  f"{platform!r} in C* but the combination uses "
-                                  f"{sorted(p or '?' for p in picked)}")
-            if broken:
-                out.append(Verdict(False, "dependent tools from different platforms: " + "; ".join(broken),
-                                   self.name))
-            else:
-                out.append(Verdict(True,
-                                   "every operation has its own tool; dependent tools keep one platform",
-                                   self.name))
-        return out
+            picked = {platform_of(item.tools[i]) for i in positions}
+            if len(picked) != 1 or None in picked:
+                broken.append(f"sub-queries {', '.join(str(i + 1) for i in positions)} share platform "
+                              f"{platform!r} in C* but the combination uses "
+                              f"{sorted(p or '?' for p in picked)}")
+        if broken:
+            out.append(Verdict(False, "dependent tools from different platforms: " + "; ".join(broken),
+                               judge))
+        else:
+            out.append(Verdict(True,
+                               "every operation has its own tool; dependent tools keep one platform",
+                               judge))
+    return out

@@ -67,6 +67,13 @@ class ScoreModel:
         distance = np.abs(np.log(p[inside] / (1 - p[inside])) - _logit(self.threshold))
         return inside[np.argsort(distance, kind="stable")]
 
+    def with_threshold(self, threshold: float, note: str = "") -> ScoreModel:
+        """The same weights with another decision threshold; the band widens to hold it if needed."""
+        threshold = round(float(threshold), 6)
+        band = (min(self.band[0], threshold), max(self.band[1], threshold))
+        calibration = {**self.calibration, "threshold_from": note or "set after fitting"}
+        return ScoreModel(self.encoder, self.weights, self.bias, threshold, band, self.features, calibration)
+
     def identity(self) -> dict[str, Any]:
         """What decides the verdicts (for cache keys and manifests): everything but the calibration record."""
         out = asdict(self)

@@ -1,0 +1,107 @@
+"""The offline judge chosen across sources (:mod:`toolex.report.transfer`): the leave-one-source-out matrix
+of every recipe, the chosen recipe fitted on every calibration part and reported on every report part, the
+former default's procedure (every feature, fitted on SGD alone) beside it, the per-benchmark label workflow
+(50, 100, 150 labels, five draws each) and what a perfect verifier would reach (Stage 2's top-20 and Stage 3's
+combination cap are the limit then).
+
+Usage: ``python bench/judge_transfer.py [--out data/validation/judge_transfer.json] [--write-default]``;
+``--write-default`` also writes the chosen model as the packaged default score model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from toolex.annotate.judges.features import FEATURES
+from toolex.annotate.judges.offline import OfflineSimilarityJudge
+from toolex.annotate.judges.scoring import DEFAULT_MODEL_FILE, ScoreModel
+from toolex.annotate.pipeline import AnnotateConfig
+from toolex.io.atomic import write_json
+from toolex.report import transfer
+from toolex.retrieval import build_retriever
+
+COLUMNS = ("retriever", "one_to_one", "ours", "gold", "recovered", "over_credit", "under_credit",
+           "expansion_recall", "expansion_precision")
+
+
+def records(frame: pd.DataFrame, extra: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    keep = [c for c in (*extra, *COLUMNS) if c in frame.columns]
+    return json.loads(frame[keep].to_json(orient="records", double_precision=6))
+
+
+class GoldScore:
+    """A stand-in score model that answers every item from the gold (the ceiling of Stages 2 and 3)."""
+
+    threshold = 0.5
+
+    def __init__(self, labels: np.ndarray) -> None:
+        self.labels = labels
+
+    def probability(self, rows: np.ndarray) -> np.ndarray:
+        return self.labels.astype(np.float64)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", default="data/validation/judge_transfer.json")
+    parser.add_argument("--write-default", action="store_true",
+                        help="write the chosen model as the packaged default score model")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    encoder = build_retriever("dense:mpnet")
+    judge = OfflineSimilarityJudge(encoder, ScoreModel.untrained("features only"))
+    config = AnnotateConfig()
+    calibration, report = {}, {}
+    for source, (fit_part, report_part) in transfer.SOURCES.items():
+        calibration[source] = transfer.load_part(source, fit_part, judge, config, candidates=encoder,
+                                                 with_runs=False)
+        report[source] = transfer.load_part(source, report_part, judge, config, candidates=encoder)
+    matrix, chosen, model, final = transfer.transfer_study(calibration, report, judge.encoder.short, config)
+    # the former default's procedure: every feature, fitted on the SGD calibration part alone
+    former = transfer.fit(transfer.Recipe(FEATURES), [calibration["sgd"]], judge.encoder.short)
+    labels = transfer.label_study(calibration, report, chosen, judge.encoder.short, config)
+    ceiling = pd.concat([transfer.credit(GoldScore(p.items.labels), p, config)  # type: ignore[arg-type]
+                         .assign(reported_on=s) for s, p in report.items()], ignore_index=True)
+    out = {
+        "description": "offline judge chosen across sources by leave-one-source-out "
+                       "(toolex.report.transfer); NDCG@10; recovered share, over- and under-credit per query",
+        "sources": {s: {"calibration": calibration[s].benchmark.name, "report": report[s].benchmark.name,
+                        "calibration_items": int(len(calibration[s].items.labels)),
+                        "report_queries": len(report[s].benchmark.queries),
+                        "report_items": int(len(report[s].items.labels)),
+                        "report_equivalent_share": float(report[s].items.labels.mean())}
+                    for s in report},
+        "goals": {"recovered": list(transfer.SHARE_GOAL), "credit": transfer.CREDIT_GOAL},
+        "construction_features_excluded": list(transfer.CONSTRUCTION_FEATURES),
+        "recipes": [r.name for r in transfer.RECIPES],
+        "leave_one_out": records(matrix, ("recipe", "fitted_on", "reported_on", "threshold")),
+        "chosen": chosen.name,
+        "model": model.to_json(),
+        "default_on_report_parts": records(final, ("reported_on",)),
+        "sgd_only_all_features_on_report_parts": records(pd.concat(
+            [transfer.credit(former, p, config).assign(reported_on=s) for s, p in report.items()],
+            ignore_index=True), ("reported_on",)),
+        "per_benchmark_labels": records(labels, ("reported_on", "labels", "seed", "threshold")),
+        "perfect_verifier": records(ceiling, ("reported_on",)),
+        "annotate_config": {"retriever": config.retriever, "top_k": config.top_k,
+                            "max_combinations": config.max_combinations},
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    write_json(args.out, out)
+    if args.write_default:
+        fitted = ScoreModel(model.encoder, model.weights, model.bias, model.threshold, model.band,
+                            model.features,
+                            {**model.calibration, "chosen_by": f"leave-one-source-out, see {args.out}"})
+        fitted.save(DEFAULT_MODEL_FILE)
+    print(json.dumps({"chosen": chosen.name, "default_on_report_parts": out["default_on_report_parts"],
+                      "seconds": out["seconds"]}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+"""Choosing the offline judge across sources: leave-one-source-out, reported on data no fitting saw.
+
+Three public sources carry a human one-to-many ground truth (:data:`SOURCES`): the original SGD (substitutes
+share their intent names), SGD-X (the same APIs in wordings other people wrote; a query's reference is a
+rewritten tool) and two-tool SGD queries (Stages 1 and 3 meet people too). Each has a calibration part and a
+report part (other domains; for SGD-X and the pairs also wordings, v4 and v5, that no calibration pool holds).
+
+The procedure (:func:`transfer_study`):
+
+1. **Items**: Stages 1 and 2 of ToolEX on every part, each candidate labelled from the part's gold, with the
+   judge's features (:func:`load_part`).
+2. **Recipes** (:data:`RECIPES`): a feature set, an L2 penalty and a threshold rule. Features that encode how
+   one dataset was built (:data:`CONSTRUCTION_FEATURES`: shared names, same service) never carry a decision.
+3. **Leave one source out**: for each recipe and each source, fit on the calibration parts of the other
+   sources (each source weighs the same) and annotate the left-out source's report part; score BM25 and MiniLM
+   there against people (recovered share, over- and under-credit at NDCG@10).
+4. **Choice**: the recipe that fails the fewest goal cells (recovered share in [0.7, 1.3], over- and
+   under-credit ≤ 0.02 per query) over every left-out source, then the smallest summed over- and under-credit,
+   then the fewest features.
+5. **Default**: the chosen recipe fitted on every source's calibration part, reported on every report part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from toolex.annotate.calibration import LabelledItems, calibrate, labelled_items
+from toolex.annotate.combine import audit_combinations
+from toolex.annotate.judges.features import FEATURES
+from toolex.annotate.judges.offline import OfflineSimilarityJudge, platform_audit
+from toolex.annotate.judges.scoring import ScoreModel
+from toolex.annotate.operating_point import Label, draw, fit_threshold, item_key
+from toolex.annotate.pipeline import AnnotateConfig
+from toolex.annotate.records import Verdict
+from toolex.annotate.verification import verified_sets
+from toolex.data.records import Benchmark
+from toolex.data.registry import load_benchmark, own_gold, own_gold_rule
+from toolex.io.annotations import Annotation
+from toolex.report.artifacts import Workspace, ensure_runs
+from toolex.report.settings import DEFAULT_RETRIEVERS, ReportSettings
+from toolex.validate import validate
+from toolex.validate.gold import GoldRecord, benchmark_gold
+
+#: Source → (calibration part, report part).
+SOURCES: Mapping[str, tuple[str, str]] = {
+    "sgd": ("sgd/calibration", "sgd/report"),
+    "sgd-x": ("sgd-x/calibration", "sgd-x/report"),
+    "sgd-pairs": ("sgd-pairs/calibration", "sgd-pairs/report"),
+}
+#: Signals that say how a dataset was built (SGD's substitutes share intent names; its services' other
+#: intents share the service): never weighed by a default judge.
+CONSTRUCTION_FEATURES = ("name_overlap", "same_platform")
+#: The goals per left-out source, retriever and NDCG@10.
+SHARE_GOAL = (0.7, 1.3)
+CREDIT_GOAL = 0.02
+METRIC = "ndcg@10"
+#: Labelled-sample sizes and seeds of the per-benchmark workflow's study.
+LABEL_SIZES = (50, 100, 150)
+LABEL_SEEDS = (0, 1, 2, 3, 4)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a judge is fitted: the features it may weigh, the L2 penalty and the threshold rule (``pooled``:
+    false positives = false negatives over the fitting items, each source weighing the same; ``median``: the
+    median over sources of each source's own balanced threshold, in logit)."""
+
+    features: tuple[str, ...]
+    l2: float = 1.0
+    threshold: str = "pooled"
+
+    @property
+    def name(self) -> str:
+        return f"{'+'.join(self.features)} | l2 {self.l2:g} | {self.threshold}"
+
+
+_ALLOWED = tuple(f for f in FEATURES if f not in CONSTRUCTION_FEATURES)
+RECIPES: tuple[Recipe, ...] = tuple(
+    Recipe(features, l2, rule)
+    for features in (("description_cosine",), ("description_cosine", "documentation_cosine"),
+                     ("description_cosine", "documentation_cosine", "subquery_fit"), _ALLOWED)
+    for l2 in (1.0,) for rule in ("pooled", "median"))
+
+
+@dataclass
+class Part:
+    """One part of a source: its benchmark, labelled Stage-2 items, human gold and the scored runs."""
+
+    source: str
+    benchmark: Benchmark
+    items: LabelledItems
+    gold: list[GoldRecord]
+    runs: dict[str, Any]
+
+
+def load_part(source: str, name: str, judge: OfflineSimilarityJudge, config: AnnotateConfig,
+              retrievers: Sequence[str] = DEFAULT_RETRIEVERS, candidates: Any = None,
+              with_runs: bool = True) -> Part:
+    """Stages 1 and 2 over the benchmark ``name``, labelled from its own gold; with the runs of
+    ``retrievers`` over its queries (report parts)."""
+    benchmark = load_benchmark(name)
+    items = labelled_items([benchmark], own_gold(benchmark), judge, config, retriever=candidates)
+    runs: dict[str, Any] = {}
+    if with_runs:
+        workspace = Workspace(ReportSettings.make([name], retrievers), [benchmark], list(benchmark.queries))
+        runs = ensure_runs(list(retrievers), workspace)
+    return Part(source, benchmark, items, benchmark_gold(benchmark), runs)
+
+
+def source_weights(parts: Sequence[Part]) -> np.ndarray:
+    """Item weights under which every part weighs the same in total (mean weight 1)."""
+    total = sum(len(p.items.labels) for p in parts)
+    return np.concatenate([np.full(len(p.items.labels), total / (len(parts) * len(p.items.labels)))
+                           for p in parts])
+
+
+def fit(recipe: Recipe, parts: Sequence[Part], encoder: str, band_errors: float = 0.9) -> ScoreModel:
+    """The score model of ``recipe`` fitted on ``parts`` (each weighing the same)."""
+    stacked = LabelledItems([it for p in parts for it in p.items.items],
+                            np.vstack([p.items.rows for p in parts]),
+                            np.concatenate([p.items.labels for p in parts]),
+                            [q for p in parts for q in p.items.query_ids])
+    record = {"data": " + ".join(f"{p.benchmark.name} (data sha256 {p.benchmark.checksum[:12]})"
+                                 for p in parts),
+              "gold": "; ".join(sorted({own_gold_rule(p.benchmark) for p in parts})),
+              "recipe": asdict(recipe)}
+    model = calibrate(stacked, encoder, recipe.l2, band_errors, record, features=recipe.features,
+                      weights=source_weights(parts))
+    if recipe.threshold == "median":
+        model = model.with_threshold(median_threshold(model, parts),
+                                     "median over the fitting parts of each part's balanced threshold")
+    return model
+
+
+def median_threshold(model: ScoreModel, parts: Sequence[Part]) -> float:
+    """The median, in logit, of each part's own balanced threshold under ``model``."""
+    from toolex.annotate.calibration import balanced_threshold
+
+    logits = []
+    for p in parts:
+        t = balanced_threshold(model.probability(p.items.rows), p.items.labels)
+        t = min(max(t, 1e-9), 1 - 1e-9)
+        logits.append(np.log(t / (1 - t)))
+    return float(1 / (1 + np.exp(-np.median(logits))))
+
+
+def annotations(model: ScoreModel, part: Part, config: AnnotateConfig, judge: str = "offline") -> list[
+        Annotation]:
+    """ToolEX's annotations of ``part`` with ``model``'s verdicts on its items (Stage 3 as the pipeline runs
+    it, with the offline judge's platform audit)."""
+    said = model.probability(part.items.rows) >= model.threshold
+    verdicts = [Verdict(bool(s), "", judge) for s in said]
+    verified = verified_sets(part.items.decompositions, part.items.hits, part.items.slots, verdicts)
+    tools = part.benchmark.tools
+    audited, _ = audit_combinations(part.benchmark.queries, part.items.decompositions, verified, tools,
+                                    lambda items: platform_audit(items, judge), config.max_combinations,
+                                    config.rrf_k)
+    return [Annotation(a.query_id, a.category, a.reference, tuple(a.valid)) for a in audited]
+
+
+def credit(model: ScoreModel, part: Part, config: AnnotateConfig, k: int = 10,
+           bootstrap: int = 0) -> pd.DataFrame:
+    """Per retriever at NDCG@``k``: one-to-one, ours, gold, recovered share, over- and under-credit."""
+    result = validate(part.gold, annotations(model, part, config), part.runs, k=k, bootstrap=bootstrap)
+    table = result.table()
+    table = table[table["metric"] == f"ndcg@{k}"]
+    expansion = result.expansion_summary["combination"]
+    return table.assign(expansion_recall=expansion["recall"], expansion_precision=expansion["precision"])
+
+
+def goal_failures(table: pd.DataFrame) -> int:
+    """Goal cells failed: recovered share outside :data:`SHARE_GOAL`, over- or under-credit above
+    :data:`CREDIT_GOAL` (an undefined share counts as failed)."""
+    share = table["recovered"].astype(float)
+    return int((~share.between(*SHARE_GOAL)).sum() + (table["over_credit"] > CREDIT_GOAL).sum()
+               + (table["under_credit"] > CREDIT_GOAL).sum())
+
+
+def leave_one_out(recipe: Recipe, calibration: Mapping[str, Part], report: Mapping[str, Part],
+                  encoder: str, config: AnnotateConfig) -> pd.DataFrame:
+    """For each source, ``recipe`` fitted on the other sources' calibration parts and scored on the left-out
+    source's report part."""
+    frames = []
+    for left in report:
+        model = fit(recipe, [p for s, p in calibration.items() if s != left], encoder)
+        frames.append(credit(model, report[left], config).assign(
+            recipe=recipe.name, fitted_on=" + ".join(s for s in calibration if s != left), reported_on=left,
+            threshold=model.threshold))
+    return pd.concat(frames, ignore_index=True)
+
+
+def choose(matrix: pd.DataFrame, recipes: Sequence[Recipe]) -> Recipe:
+    """The recipe with the fewest failed goal cells over every left-out source; ties: the smallest summed
+    over- and under-credit, then the fewest features."""
+    by_name = {r.name: r for r in recipes}
+
+    def rank(name: str) -> tuple[int, float, int]:
+        rows = matrix[matrix["recipe"] == name]
+        return (goal_failures(rows), float((rows["over_credit"] + rows["under_credit"]).sum()),
+                len(by_name[name].features))
+
+    return by_name[min(by_name, key=rank)]
+
+
+def transfer_study(calibration: Mapping[str, Part], report: Mapping[str, Part], encoder: str,
+                   config: AnnotateConfig, recipes: Sequence[Recipe] = RECIPES,
+                   ) -> tuple[pd.DataFrame, Recipe, ScoreModel, pd.DataFrame]:
+    """The leave-one-source-out matrix of every recipe, the chosen recipe, its model fitted on every
+    calibration part, and that model's credit on every report part."""
+    matrix = pd.concat([leave_one_out(r, calibration, report, encoder, config) for r in recipes],
+                       ignore_index=True)
+    chosen = choose(matrix, recipes)
+    model = fit(chosen, list(calibration.values()), encoder)
+    final = pd.concat([credit(model, part, config).assign(reported_on=source)
+                       for source, part in report.items()], ignore_index=True)
+    return matrix, chosen, model, final
+
+
+def labelled_model(model: ScoreModel, part: Part, n: int, seed: int = 0) -> ScoreModel:
+    """The per-benchmark workflow on a part with gold: draw ``n`` Stage-2 items as ``toolex calibrate --draw``
+    does, label them from the gold (standing for people), place the threshold as ``--labels`` does."""
+    probabilities = model.probability(part.items.rows)
+    drawn = draw(probabilities, model, n, seed)
+    keys = [item_key(slot.query_id, part.items.items[i].reference.id, slot.tool_id)
+            for i, slot in enumerate(part.items.slots)]
+    record = {"benchmark": part.benchmark.name,
+              "items": {keys[i]: {"score": float(probabilities[i]), "inclusion": float(q)}
+                        for i, q in zip(drawn.indices, drawn.inclusion)}}
+    labels = [Label(*keys[i].split("\t"), bool(part.items.labels[i])) for i in drawn.indices]
+    return fit_threshold(model, labels, record, source=f"gold of {part.benchmark.name} (simulated labels)")
+
+
+def label_study(calibration: Mapping[str, Part], report: Mapping[str, Part], recipe: Recipe, encoder: str,
+                config: AnnotateConfig, sizes: Sequence[int] = LABEL_SIZES,
+                seeds: Sequence[int] = LABEL_SEEDS) -> pd.DataFrame:
+    """Per left-out source, labelled-sample size and seed: the leave-one-out model with its threshold placed
+    from that many labels of the left-out report part, scored there."""
+    frames = []
+    for left, part in report.items():
+        model = fit(recipe, [p for s, p in calibration.items() if s != left], encoder)
+        for n in sizes:
+            for seed in seeds:
+                tuned = labelled_model(model, part, n, seed)
+                frames.append(credit(tuned, part, config).assign(reported_on=left, labels=n, seed=seed,
+                                                                 threshold=tuned.threshold))
+    return pd.concat(frames, ignore_index=True)
