@@ -228,3 +228,31 @@ def test_calibrate_needs_both_kinds_and_undefined_precision_saves(tmp_path):
     model = ScoreModel("fake", (0.0,) * 7, 0.0, 0.5, (0.5, 0.5), FEATURES, {"quality": record})
     model.save(tmp_path / "model.json")
     assert ScoreModel.load(tmp_path / "model.json").calibration["quality"]["precision"] is None
+
+
+def test_integer_weights_equal_repeated_items():
+    """An item of weight w counts as w copies, in the fit and in the balanced threshold."""
+    rows, labels = _synthetic(n=300, seed=3)
+    weights = np.random.default_rng(1).integers(1, 4, size=len(labels))
+    repeated_rows, repeated_labels = np.repeat(rows, weights, axis=0), np.repeat(labels, weights)
+    fitted = fit_logistic(rows, labels, 1.0, weights=weights.astype(float))
+    copied = fit_logistic(repeated_rows, repeated_labels, 1.0)
+    assert fitted[0] == pytest.approx(copied[0], abs=1e-8) and fitted[1] == pytest.approx(copied[1], abs=1e-8)
+    p = 1 / (1 + np.exp(-(fitted[1] + rows @ fitted[0])))
+    assert balanced_threshold(p, labels, weights.astype(float)) == pytest.approx(
+        balanced_threshold(np.repeat(p, weights), repeated_labels), abs=1e-12)
+
+
+def test_only_allowed_features_take_a_weight():
+    data = _items()
+    allowed = ("description_cosine", "subquery_fit")
+    model = calibrate(data, "fake", features=allowed)
+    assert {f for f, w in zip(FEATURES, model.weights) if w} <= set(allowed)
+    assert model.calibration["features_allowed"] == list(allowed)
+
+
+def test_with_threshold_keeps_the_weights_and_holds_the_threshold_in_the_band():
+    model = calibrate(_items(), "fake")
+    moved = model.with_threshold(0.99, "for a test")
+    assert moved.weights == model.weights and moved.threshold == 0.99 and moved.band[1] == 0.99
+    assert moved.calibration["threshold_from"] == "for a test"

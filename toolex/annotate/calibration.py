@@ -57,25 +57,42 @@ class LabelledItems:
     slots: list[Slot] = field(default_factory=list)
 
 
-def labelled_items(benchmarks: Sequence[Benchmark], acceptable: Mapping[str, Sequence[Sequence[str]]],
-                   judge: OfflineSimilarityJudge, config: Any = None, retriever: Any = None) -> LabelledItems:
-    """Stage 1 and Stage 2's retrieval of ToolEX over ``benchmarks``; each candidate labelled from
-    ``acceptable`` (query id → accepted combinations); queries without gold are left out."""
+@dataclass(frozen=True)
+class StageTwo:
+    """Stages 1 and 2 of ToolEX on some queries: decompositions, candidates and the items to verify."""
+
+    decompositions: list[Decomposition]
+    hits: dict[tuple[str, int], list[tuple[str, float]]]
+    items: list[VerifyItem]
+    slots: list[Slot]
+
+
+def stage_two(benchmarks: Sequence[Benchmark], judge: OfflineSimilarityJudge, config: Any = None,
+              retriever: Any = None, queries: Sequence[Any] | None = None) -> StageTwo:
+    """Stage 1 and Stage 2's retrieval of ToolEX over ``queries`` (default: every query of ``benchmarks``)."""
     from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 
     config = config or AnnotateConfig()
-    queries = [q for b in benchmarks for q in b.queries if q.id in acceptable]
     with tempfile.TemporaryDirectory() as folder:
         pipeline = ToolEX(benchmarks, judge, folder, config, retriever=retriever, queries=queries,
                           progress=False)
         decompositions = pipeline.decompose()
         hits = pipeline.retrieve_candidates(decompositions)
     items, slots = verification_items(decompositions, hits, pipeline.tools)
-    size = {d.query_id: len(d.subqueries) for d in decompositions}
+    return StageTwo(list(decompositions), dict(hits), items, slots)
+
+
+def labelled_items(benchmarks: Sequence[Benchmark], acceptable: Mapping[str, Sequence[Sequence[str]]],
+                   judge: OfflineSimilarityJudge, config: Any = None, retriever: Any = None) -> LabelledItems:
+    """Stage 1 and Stage 2's retrieval of ToolEX over ``benchmarks``; each candidate labelled from
+    ``acceptable`` (query id → accepted combinations); queries without gold are left out."""
+    queries = [q for b in benchmarks for q in b.queries if q.id in acceptable]
+    done = stage_two(benchmarks, judge, config, retriever, queries)
+    size = {d.query_id: len(d.subqueries) for d in done.decompositions}
     labels = [accepted_at(acceptable[slot.query_id], size[slot.query_id], slot.index, slot.tool_id)
-              for slot in slots]
-    return LabelledItems(items, judge.features(items), np.asarray(labels, dtype=bool),
-                         [slot.query_id for slot in slots], list(decompositions), dict(hits), slots)
+              for slot in done.slots]
+    return LabelledItems(done.items, judge.features(done.items), np.asarray(labels, dtype=bool),
+                         [slot.query_id for slot in done.slots], done.decompositions, done.hits, done.slots)
 
 
 def accepted_at(combinations: Sequence[Sequence[str]], size: int, index: int, tool_id: str) -> bool:

@@ -52,7 +52,8 @@ def strata_of(probabilities: np.ndarray, model: ScoreModel) -> list[str]:
     """``near`` inside the model's band, ``below-i`` / ``above-i`` for equal-count bins outside it."""
     p = np.asarray(probabilities, dtype=np.float64)
     labels = np.array(["near"] * len(p), dtype=object)
-    for side, mask, bins in (("below", p < model.band[0], BINS_BELOW), ("above", p > model.band[1], BINS_ABOVE)):
+    sides = (("below", p < model.band[0], BINS_BELOW), ("above", p > model.band[1], BINS_ABOVE))
+    for side, mask, bins in sides:
         where = np.flatnonzero(mask)
         if not len(where):
             continue
@@ -162,7 +163,7 @@ def read_labels(path: str | Path) -> list[Label]:
 def read_draw_record(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.exists():
-        raise InputError(path, "draw record not found (written by `toolex calibrate --draw` beside the items)")
+        raise InputError(path, "draw record not found (`toolex calibrate --draw` writes it beside the items)")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -21,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judge", choices=JUDGES, default="offline",
                         help="offline similarity (default), the local LLM server, an API LLM (TOOLEX_LLM_*), "
                              "or the cascade (offline, asking an LLM where it is unsure)")
+    parser.add_argument("--judge-model", metavar="FILE",
+                        help="the offline judge's score model (default: the packaged one; `toolex calibrate "
+                             "--labels` writes one for a benchmark)")
     parser.add_argument("--mode", choices=("per-candidate", "batched"), default="per-candidate",
                         help="LLM verification: one call per candidate (the paper's) or per sub-query")
     parser.add_argument("--retriever", default="dense:mpnet",
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     # used when it is the judge's encoder
     embedder = retriever if args.retriever.startswith("dense") else None
     judge = build_judge(args.judge, embedder=embedder, mode=args.mode, progress=not args.no_progress,
-                        budget=args.llm_budget)
+                        budget=args.llm_budget, model_file=args.judge_model)
     config = AnnotateConfig(retriever=args.retriever, pool=args.pool, top_k=args.top_k,
                             max_combinations=args.max_combinations)
     pipeline = ToolEX(benchmarks, judge, args.out, config, retriever=retriever, progress=not args.no_progress,

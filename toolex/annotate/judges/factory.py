@@ -64,14 +64,18 @@ def cascade_judge(embedder: Any = None, mode: str = "per-candidate", progress: b
 
 
 def build_judge(kind: str, embedder: Any = None, mode: str = "per-candidate", progress: bool = True,
-                budget: int | None = None):
+                budget: int | None = None, model_file: str | None = None):
     """``offline`` and ``cascade`` use ``embedder`` when it is the score model's encoder; ``api`` reads
-    TOOLEX_LLM_* settings; ``budget`` caps the cascade's LLM verdicts."""
+    TOOLEX_LLM_* settings; ``budget`` caps the cascade's LLM verdicts; ``model_file``: the offline judge's
+    score model (``toolex calibrate --labels`` writes one), default the packaged one."""
     from toolex.annotate.judges.base import Judge
+    from toolex.annotate.judges.scoring import ScoreModel
 
+    if model_file and kind != "offline":
+        raise InputError(None, f"--judge-model applies to the offline judge, not to {kind!r}")
     judge: Judge
     if kind == "offline":
-        judge = offline_judge(embedder)
+        judge = offline_judge(embedder, ScoreModel.load(model_file) if model_file else None)
     elif kind in ("local", "api"):
         judge = llm_judge(kind, mode, progress)
     elif kind == "cascade":

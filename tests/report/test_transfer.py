@@ -1,0 +1,89 @@
+"""The cross-source study: its in-memory Stage 3 equals the pipeline's, and its goal count and choice."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.annotate.fakes import BagOfWords, tiny_benchmark
+from toolex.annotate.calibration import labelled_items
+from toolex.annotate.judges.features import FEATURES
+from toolex.annotate.judges.offline import OfflineSimilarityJudge
+from toolex.annotate.judges.scoring import ScoreModel
+from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+from toolex.report import transfer
+from toolex.validate.gold import GoldRecord
+
+GOLD = {"q1": [["a", "b"], ["n", "b"]], "q2": [["n", "t"], ["n", "m"]], "q3": [["n", "s", "m"]]}
+CONFIG = AnnotateConfig(retriever="bow", top_k=6, max_combinations=8)
+
+
+def _part() -> transfer.Part:
+    bench = tiny_benchmark()
+    judge = OfflineSimilarityJudge(BagOfWords(), ScoreModel.untrained("bow"))
+    items = labelled_items([bench], GOLD, judge, CONFIG, retriever=BagOfWords())
+    gold = [GoldRecord(q, tuple(c[0]), tuple(tuple(x) for x in c)) for q, c in GOLD.items()]
+    runs = {"r": {"q1": {"n": 3.0, "b": 2.0, "a": 1.0}, "q2": {"n": 2.0, "m": 1.5}, "q3": {"s": 1.0}}}
+    return transfer.Part("tiny", bench, items, gold, runs)
+
+
+def _model(threshold: float) -> ScoreModel:
+    return ScoreModel("bow", (4.0, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0), -3.0, threshold, (0.0, 1.0), FEATURES, {})
+
+
+def test_in_memory_annotations_equal_the_pipelines(tmp_path):
+    part = _part()
+    sizes = set()
+    for threshold in (0.3, 0.5, 0.7):
+        model = _model(threshold)
+        ours = transfer.annotations(model, part, CONFIG, judge="offline-similarity(bow-64)")
+        judge = OfflineSimilarityJudge(BagOfWords(), model)
+        pipeline = ToolEX([part.benchmark], judge, tmp_path / str(threshold), CONFIG, retriever=BagOfWords(),
+                          progress=False).run()
+        assert [(a.query_id, sorted(map(sorted, a.combinations))) for a in ours] == [
+            (a.query_id, sorted(map(sorted, a.combinations))) for a in pipeline]
+        sizes.add(sum(len(a.combinations) for a in ours))
+    assert len(sizes) > 1  # the thresholds make different annotations
+
+
+def test_credit_reports_the_three_numbers_and_expansion():
+    table = transfer.credit(_model(0.3), _part(), CONFIG)
+    assert list(table["retriever"]) == ["r"]
+    assert {"recovered", "over_credit", "under_credit", "expansion_recall"} <= set(table.columns)
+
+
+def test_goal_failures_count_cells_and_undefined_shares():
+    table = pd.DataFrame({"recovered": [1.0, 0.5, np.nan], "over_credit": [0.0, 0.03, 0.0],
+                          "under_credit": [0.0, 0.0, 0.05]})
+    assert transfer.goal_failures(table) == 4  # 0.5 and NaN shares, one over, one under
+
+
+def test_choose_prefers_fewer_failures_then_less_error_then_fewer_features():
+    a = transfer.Recipe(("description_cosine",))
+    b = transfer.Recipe(("description_cosine", "subquery_fit"))
+    rows = lambda name, over: pd.DataFrame({"recipe": [name], "recovered": [1.0],  # noqa: E731
+                                            "over_credit": [over], "under_credit": [0.0]})
+    assert transfer.choose(pd.concat([rows(a.name, 0.03), rows(b.name, 0.01)]), [a, b]) == b
+    assert transfer.choose(pd.concat([rows(a.name, 0.01), rows(b.name, 0.01)]), [a, b]) == a
+    assert transfer.choose(pd.concat([rows(a.name, 0.015), rows(b.name, 0.01)]), [a, b]) == b
+
+
+def test_sources_weigh_the_same_and_construction_features_never_decide():
+    part = _part()
+    small = dataclasses.replace(part, items=dataclasses.replace(
+        part.items, labels=part.items.labels[:5], rows=part.items.rows[:5]))
+    weights = transfer.source_weights([part, small])
+    n = len(part.items.labels)
+    assert weights[:n].sum() == pytest.approx(weights[n:].sum()) and weights.mean() == pytest.approx(1.0)
+    assert all(not set(r.features) & set(transfer.CONSTRUCTION_FEATURES) for r in transfer.RECIPES)
+
+
+def test_labelled_model_moves_only_the_threshold():
+    part = _part()
+    model = _model(0.5)
+    tuned = transfer.labelled_model(model, part, n=10, seed=0)
+    assert tuned.weights == model.weights and tuned.bias == model.bias
+    assert tuned.calibration["per_benchmark"]["labels"] == min(10, len(part.items.labels))
