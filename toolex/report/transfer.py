@@ -22,8 +22,10 @@ The procedure (:func:`transfer_study`):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -249,3 +251,46 @@ def label_study(calibration: Mapping[str, Part], report: Mapping[str, Part], rec
                 frames.append(credit(tuned, part, config).assign(reported_on=left, labels=n, seed=seed,
                                                                  threshold=tuned.threshold))
     return pd.concat(frames, ignore_index=True)
+
+
+# -- the kept study (bench/judge_transfer.py), read back for notebook 09 ----------------------------------
+
+KEPT = "judge_transfer.json"
+
+
+def kept_study(path: str | Path | None = None) -> dict[str, Any]:
+    """The kept study as data frames: ``leave_one_out`` (every recipe), ``chosen`` (its name), ``default``
+    (the chosen model on every report part), ``sgd_only`` (the former procedure), ``labels`` (the
+    per-benchmark workflow, mean and range over draws) and ``ceiling`` (a verifier right on every item)."""
+    from toolex import paths
+
+    path = Path(path) if path else paths.validation_dir() / KEPT
+    data = json.loads(path.read_text(encoding="utf-8"))
+    labels = pd.DataFrame(data["per_benchmark_labels"])
+    summary = (labels.groupby(["reported_on", "labels", "retriever"])[["recovered", "over_credit",
+                                                                       "under_credit"]]
+               .agg(["mean", "min", "max"]))
+    summary.columns = [f"{measure} {stat}" for measure, stat in summary.columns]
+    return {"leave_one_out": pd.DataFrame(data["leave_one_out"]), "chosen": data["chosen"],
+            "default": pd.DataFrame(data["default_on_report_parts"]),
+            "sgd_only": pd.DataFrame(data["sgd_only_all_features_on_report_parts"]),
+            "labels": summary.reset_index(), "ceiling": pd.DataFrame(data["perfect_verifier"]),
+            "model": data["model"], "sources": data["sources"]}
+
+
+def transfer_matrix(leave_one_out: pd.DataFrame, recipe: str) -> pd.DataFrame:
+    """One recipe's leave-one-source-out rows: fitted on, reported on, retriever, recovered share, over- and
+    under-credit, and whether each meets its goal."""
+    rows = leave_one_out[leave_one_out["recipe"] == recipe]
+    out = rows[["fitted_on", "reported_on", "retriever", "recovered", "over_credit", "under_credit"]].copy()
+    out["goals met"] = [3 - goal_failures(rows.iloc[[i]]) for i in range(len(rows))]
+    return out.reset_index(drop=True)
+
+
+def comparison(study: Mapping[str, Any]) -> pd.DataFrame:
+    """The chosen model, the former procedure and a verifier right on every item, on every report part."""
+    frames = [study["default"].assign(judge="chosen across sources"),
+              study["sgd_only"].assign(judge="every feature, SGD only"),
+              study["ceiling"].assign(judge="verifier right on every item")]
+    return pd.concat(frames, ignore_index=True)[["judge", "reported_on", "retriever", "recovered",
+                                                 "over_credit", "under_credit", "expansion_recall"]]
