@@ -35,6 +35,20 @@ def records(frame: pd.DataFrame, extra: tuple[str, ...] = ()) -> list[dict[str, 
     return json.loads(frame[keep].to_json(orient="records", double_precision=6))
 
 
+#: Audited combinations per query of the wide ceiling (the default is 20).
+WIDE = 200
+
+
+def area_under_curve(scores: np.ndarray, labels: np.ndarray) -> float:
+    """ROC AUC: the probability that an equivalent outscores a non-equivalent (ties count half)."""
+    from scipy.stats import rankdata
+
+    ranks = rankdata(scores)
+    positives = int(labels.sum())
+    negatives = len(labels) - positives
+    return float((ranks[labels].sum() - positives * (positives + 1) / 2) / (positives * negatives))
+
+
 class GoldScore:
     """A stand-in score model that answers every item from the gold (the ceiling of Stages 2 and 3)."""
 
@@ -68,6 +82,10 @@ def main() -> None:
     labels = transfer.label_study(calibration, report, chosen, judge.encoder.short, config)
     ceiling = pd.concat([transfer.credit(GoldScore(p.items.labels), p, config)  # type: ignore[arg-type]
                          .assign(reported_on=s) for s, p in report.items()], ignore_index=True)
+    wide = AnnotateConfig(max_combinations=WIDE)
+    ceiling_wide = pd.concat([transfer.credit(GoldScore(p.items.labels), p, wide)  # type: ignore[arg-type]
+                              .assign(reported_on=s) for s, p in report.items()], ignore_index=True)
+    auc = {s: area_under_curve(model.probability(p.items.rows), p.items.labels) for s, p in report.items()}
     out = {
         "description": "offline judge chosen across sources by leave-one-source-out "
                        "(toolex.report.transfer); NDCG@10; recovered share, over- and under-credit per query",
@@ -89,6 +107,8 @@ def main() -> None:
             ignore_index=True), ("reported_on",)),
         "per_benchmark_labels": records(labels, ("reported_on", "labels", "seed", "threshold")),
         "perfect_verifier": records(ceiling, ("reported_on",)),
+        f"perfect_verifier_{WIDE}_combinations": records(ceiling_wide, ("reported_on",)),
+        "score_auc_on_report_parts": auc,
         "annotate_config": {"retriever": config.retriever, "top_k": config.top_k,
                             "max_combinations": config.max_combinations},
         "seconds": round(time.perf_counter() - start, 1),

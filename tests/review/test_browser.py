@@ -106,3 +106,41 @@ def test_two_reviewers_and_an_adjudication(served):
         summary = campaign_report(campaign).summary()
     assert (summary["items"], summary["decided"], summary["valid"], summary["adjudicated"]) == (3, 3, 2, 1)
     assert summary["raw_agreement"] == pytest.approx(100 * 2 / 3)
+
+
+def test_the_review_screen_is_blind_to_the_judge(tmp_path):
+    """Reviewers see no judge score, feature or confidence, even where the run's verdict reasons are the
+    offline judge's score and signals; a campaign that hides the rationale shows none at all."""
+    import json
+
+    from playwright.sync_api import sync_playwright
+
+    from toolex.annotate.judges.features import FEATURES
+    from toolex.review.items import RATIONALE_SETTING
+
+    folder = write_run(tmp_path / "run", SMALL)
+    lines = [json.loads(line) for line in (folder / "verified.jsonl").read_text().splitlines()]
+    for line in lines:
+        for candidate in line["candidates"]:
+            candidate["reason"] = "score 0.488 >= 0.451 (description_cosine 0.78)"
+    (folder / "verified.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    run, items = build_items(folder, *records(SMALL))
+    texts = {}
+    for setting in ("shown", "hidden"):
+        path = tmp_path / f"{setting}.sqlite"
+        with Campaign.create(path, run, {RATIONALE_SETTING: setting}) as campaign:
+            campaign.add_items(items)
+        env = {**os.environ, "TOOLEX_REVIEW_CAMPAIGN": str(path)}
+        app = paths.ROOT / "notebooks" / "review_app.ipynb"
+        with serve(app, env, tmp_path / f"{setting}.log") as served, sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1400, "height": 1600})
+                _login(page, served.url, "ann")
+                texts[setting] = page.locator(".toolex-review-item").inner_text()
+            finally:
+                browser.close()
+    for text in texts.values():
+        assert "Candidate combination" in text
+        assert "0.488" not in text and not any(f in text for f in FEATURES) and "score" not in text.lower()
+    assert "Model's rationale" in texts["shown"] and "Model's rationale" not in texts["hidden"]

@@ -27,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sample.add_argument("--allocation", choices=("proportional", "equal"), default="proportional",
                         help="how --size is split over the strata (default proportional)")
     sample.add_argument("--seed", type=int, default=0)
+    sample.add_argument("--hide-rationale", action="store_true",
+                        help="reviewers see no model rationale either (never a score: the screen is blind)")
     sample.add_argument("--data", help="benchmark snapshots folder (default: TOOLEX_DATA)")
     sample.add_argument("--gold",
                         help="human gold JSON lines {query_id, acceptable}: sample the gold's queries "
@@ -56,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 def _sample(args: argparse.Namespace) -> int:
     from toolex.annotate.artifacts import ArtifactFolder
     from toolex.review.gold import apply_gold, gold_items, read_gold
-    from toolex.review.items import CHECKSUM_KIND, load_items, run_checksum, run_verdicts
+    from toolex.review.items import CHECKSUM_KIND, RATIONALE_SETTING, load_items, run_checksum, run_verdicts
     from toolex.review.sample import draw
     from toolex.review.store import Campaign
 
@@ -78,8 +80,11 @@ def _sample(args: argparse.Namespace) -> int:
             "retriever": (manifest.get("config") or {}).get("retriever", ""),
             "benchmarks": [b.get("name") for b in manifest.get("benchmarks", [])],
             "seed": args.seed, "allocation": sample.allocation, "plan": sample.plan,
-            "source": "gold" if gold is not None else "sample"}
+            "source": "gold" if gold is not None else "sample",
+            RATIONALE_SETTING: "hidden" if args.hide_rationale else "shown"}
     with Campaign.create(args.campaign, run_id, meta) as campaign:
+        if args.hide_rationale:
+            campaign.set_meta(**{RATIONALE_SETTING: "hidden"})
         added = campaign.add_items(sample.items)
         for other in args.judge_run:
             verdicts = run_verdicts(other)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from toolex.annotate.artifacts import COMBINATIONS, SUBQUERIES, VERIFIED, ArtifactFolder
+from toolex.annotate.judges.features import FEATURES
 from toolex.data.checksum import file_sha256
 from toolex.data.records import Query, Tool
 from toolex.errors import InputError
@@ -155,6 +156,20 @@ def tool_doc(tool: Tool) -> dict[str, Any]:
             "parameters": params, "other": other}
 
 
+#: Campaign setting (``meta``): ``"shown"`` (default) or ``"hidden"``, the model's rationale on the review
+#: screen.
+RATIONALE_SETTING = "rationale"
+_SCORED = re.compile(r"\bscore\s+-?\d|\b(?:" + "|".join(map(re.escape, FEATURES)) + r")\b")
+
+
+def blind(reason: str | None) -> str:
+    """A verdict's reason as a reviewer may read it: a rationale in words, or nothing when it carries a
+    judge's score, features or confidence (the offline judge's reason is its score and signals)."""
+    if not reason:
+        return ""
+    return "" if _SCORED.search(reason) else reason
+
+
 def build_items(folder: str | Path | ArtifactFolder, queries: Mapping[str, Query],
                 tools: Mapping[str, Tool]) -> tuple[str, list[ReviewItem]]:
     """The run checksum and every accepted, non-reference combination of the run, as review items."""
@@ -187,7 +202,7 @@ def build_items(folder: str | Path | ArtifactFolder, queries: Mapping[str, Query
             substitutions = []
             for index, (ref, tool) in enumerate(zip(audited.reference, combination.tools)):
                 if ref != tool:
-                    reason = verified.get((audited.query_id, ref), {}).get(tool, "")
+                    reason = blind(verified.get((audited.query_id, ref), {}).get(tool, ""))
                     substitutions.append({"index": index, "reference_tool": ref, "tool": tool,
                                           "reason": reason})
             payload = {
@@ -195,7 +210,7 @@ def build_items(folder: str | Path | ArtifactFolder, queries: Mapping[str, Query
                 "tools": list(combination.tools), "reference": list(audited.reference),
                 "docs": {t: tool_doc(tools[t])
                          for t in dict.fromkeys((*combination.tools, *audited.reference))},
-                "rationale": {"audit": combination.verdict.reason, "substitutions": substitutions},
+                "rationale": {"audit": blind(combination.verdict.reason), "substitutions": substitutions},
             }
             items.append(ReviewItem(item_id(audited.query_id, combination.tools), checksum, audited.query_id,
                                     audited.category or query.category, complexity, combination.tools,

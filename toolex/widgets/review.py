@@ -16,7 +16,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from toolex.review.items import ReviewItem
+from toolex.review.items import RATIONALE_SETTING, ReviewItem, blind
 from toolex.review.store import ADJUDICATE, REVIEW, Campaign, CampaignError
 from toolex.review.taxonomy import BUCKETS
 
@@ -55,9 +55,11 @@ def _tool_html(tool_id: str, doc: dict[str, Any]) -> str:
             + "</div>")
 
 
-def item_html(item: ReviewItem) -> str:
-    """What a reviewer sees: query, instruction, sub-queries, candidate and C* with documentation,
-    rationale."""
+def item_html(item: ReviewItem, rationale_shown: bool = True) -> str:
+    """What a reviewer sees: query, instruction, sub-queries, candidate and C* with documentation, and the
+    model's rationale in words unless the campaign hides it. Never a judge's score, features or confidence
+    (:func:`toolex.review.items.blind`): the labels of this app calibrate judges and must not be anchored by
+    them."""
     p = item.payload
     subs = "".join(f"<li>{escape(s['text'])} <small>(functionality: {escape(s['functionality'])}; entity: "
                    f"{escape(s['entity'])}; C* tool <code>{escape(s['reference_tool'])}</code>)</small></li>"
@@ -67,8 +69,11 @@ def item_html(item: ReviewItem) -> str:
     reference = "".join(_tool_html(t, docs.get(t, {})) for t in p.get("reference", []))
     rationale = p.get("rationale", {})
     swaps = "".join(f"<li>sub-query {s['index'] + 1}: <code>{escape(s['reference_tool'])}</code> → "
-                    f"<code>{escape(s['tool'])}</code>: {escape(s['reason'] or '—')}</li>"
+                    f"<code>{escape(s['tool'])}</code>"
+                    + (f": {escape(blind(s['reason']) or '—')}" if rationale_shown else "") + "</li>"
                     for s in rationale.get("substitutions", []))
+    said = (f"<h4>Model's rationale</h4><p>audit: {escape(blind(rationale.get('audit')) or '—')}</p>"
+            if rationale_shown else "<h4>Substitutions</h4>")
     return (f"<div class='toolex-review-item'><h3>{escape(item.item_id)}</h3>"
             f"<p><b>Query:</b> {escape(p.get('query', ''))}</p>"
             f"<p><b>Task instruction:</b> {escape(p.get('instruction') or '—')}</p>"
@@ -77,8 +82,7 @@ def item_html(item: ReviewItem) -> str:
             "<div style='display:flex;gap:12px'>"
             f"<div style='flex:1'><h4>Candidate combination</h4>{candidate}</div>"
             f"<div style='flex:1'><h4>Reference combination C*</h4>{reference}</div></div>"
-            f"<h4>Model's rationale</h4><p>audit: {escape(rationale.get('audit') or '—')}</p>"
-            f"<ul>{swaps}</ul></div>")
+            f"{said}<ul>{swaps}</ul></div>")
 
 
 def reviews_html(reviews: list[dict[str, Any]]) -> str:
@@ -110,6 +114,7 @@ class ReviewApp:
         self.campaign = campaign if isinstance(campaign, Campaign) else Campaign(campaign)
         self.current: str | None = None
         meta = self.campaign.meta()
+        self.rationale_shown = meta.get(RATIONALE_SETTING, "shown") != "hidden"
         self.name = widgets.Text(value=reviewer, description="reviewer", placeholder="your name, then Enter",
                                  continuous_update=False)
         self.name.add_class("toolex-review-name")
@@ -202,7 +207,7 @@ class ReviewApp:
         if item_id is None:
             self.item.value = f"<p class='toolex-review-empty'>{escape(empty)}</p>"
             return
-        self.item.value = item_html(self.campaign.item(item_id))
+        self.item.value = item_html(self.campaign.item(item_id), self.rationale_shown)
         role = self.mode.value
         if role == ADJUDICATE:
             self.others.value = reviews_html(self.campaign.reviews(item_id))
