@@ -19,7 +19,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     sample = sub.add_parser("sample", help="draw a stratified sample of a run's accepted combinations into a "
                             "campaign file (created, or topped up when it samples the same run)")
-    sample.add_argument("--run", required=True, help="artifact folder of a ToolEX annotation run")
+    source = sample.add_mutually_exclusive_group(required=True)
+    source.add_argument("--run", help="artifact folder of a ToolEX annotation run")
+    source.add_argument("--items", help="items drawn by `toolex calibrate --draw`: a campaign of candidate "
+                                        "items whose labels `review export --labels` writes")
     sample.add_argument("--campaign", required=True, help="campaign file (SQLite) to create or extend")
     size = sample.add_mutually_exclusive_group()
     size.add_argument("--size", type=int, help="items in all (default: every accepted combination)")
@@ -49,6 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     export = sub.add_parser("export", help="decisions, history and final decisions as JSON lines")
     export.add_argument("--campaign", required=True)
     export.add_argument("--out", required=True, help="folder to write into")
+    export.add_argument("--labels", help="also write the final decisions on candidate items as a labels file "
+                                         "for `toolex calibrate --labels`")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,6 +67,8 @@ def _sample(args: argparse.Namespace) -> int:
     from toolex.review.sample import draw
     from toolex.review.store import Campaign
 
+    if args.items:
+        return _sample_items(args)
     run_id = run_checksum(args.run)
     if Path(args.campaign).exists():  # refuse another run before loading anything
         with Campaign(args.campaign) as existing:
@@ -101,6 +108,23 @@ def _sample(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sample_items(args: argparse.Namespace) -> int:
+    from toolex.review.items import RATIONALE_SETTING, candidate_items
+    from toolex.review.store import Campaign
+
+    run_id, items = candidate_items(args.items)
+    meta = {"kind": "candidate items", "items_file": str(Path(args.items).resolve()),
+            RATIONALE_SETTING: "hidden"}
+    if Path(args.campaign).exists():
+        with Campaign(args.campaign) as existing:
+            existing.check_run(run_id, f"items {args.items}")
+    with Campaign.create(args.campaign, run_id, meta) as campaign:
+        added = campaign.add_items(items)
+        total = len(campaign)
+    print(f"{args.campaign}: {added} new candidate items ({total} in all) from {args.items}")
+    return 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     from toolex.review.store import Campaign
 
@@ -134,10 +158,12 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from toolex.review.export import export_decisions
+    from toolex.review.export import export_decisions, export_labels
     from toolex.review.store import Campaign
 
     with Campaign(args.campaign) as campaign:
         written = export_decisions(campaign, args.out)
+        if args.labels:
+            written.append(export_labels(campaign, args.labels))
     print("written:", ", ".join(str(p) for p in written))
     return 0

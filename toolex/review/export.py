@@ -94,5 +94,21 @@ def export_decisions(campaign: Campaign, folder: str | Path,
     return out
 
 
+def export_labels(campaign: Campaign, path: str | Path) -> Path:
+    """The final decisions on the campaign's candidate items as a labels file (one ``{"query_id",
+    "reference", "candidate", "equivalent"}`` a line); an error when no candidate item is decided."""
+    from toolex.errors import InputError
+    from toolex.io.atomic import write_jsonl
+    from toolex.review.items import labels_of
+    from toolex.review.report import final_decisions
+
+    final = final_decisions(campaign).astype(object)
+    rows = final.where(final.notna(), None).to_dict(orient="records")
+    labels = labels_of(rows, {it.item_id: it for it in campaign.items()})
+    if not labels:
+        raise InputError(campaign.path, "no decided candidate item to export as labels")
+    return write_jsonl(path, labels)
+
+
 def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else str(value)

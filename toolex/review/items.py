@@ -248,3 +248,48 @@ def run_verdicts(folder: str | Path) -> dict[str, tuple[str, bool]]:
             if not c.is_reference and c.verdict.ok:
                 out[item_id(audited.query_id, c.tools)] = (c.verdict.judge, c.valid)
     return out
+
+
+#: ``payload["kind"]`` of a candidate item (one tool in place of the reference for one sub-query).
+CANDIDATE = "candidate"
+
+
+def candidate_item_id(query_id: str, reference: str, candidate: str) -> str:
+    return f"{query_id}::{reference}=>{candidate}"
+
+
+def candidate_items(path: str | Path) -> tuple[str, list[ReviewItem]]:
+    """The items ``toolex calibrate --draw`` wrote, as review items (the campaign's run is the file's sha256):
+    people say whether the candidate can replace the reference tool for the sub-query."""
+    from toolex.data.readers import iter_jsonl_numbered
+
+    path = Path(path)
+    checksum = file_sha256(path)
+    items = []
+    for lineno, record in iter_jsonl_numbered(path, "items to label"):
+        try:
+            qid, ref, cand = record["query_id"], record["reference"], record["candidate"]
+            docs = {ref: record["reference_documentation"], cand: record["candidate_documentation"]}
+        except (KeyError, TypeError) as exc:
+            raise InputError(path, f"not a drawn item (missing {exc})", record=f"line {lineno}") from None
+        tools = {tid: tool_doc(Tool(tid, str(doc.get("name", tid)) if isinstance(doc, dict) else tid, doc))
+                 for tid, doc in docs.items()}
+        payload = {"kind": CANDIDATE, "query": record.get("query", ""),
+                   "subquery": record.get("subquery", ""), "reference": [ref], "tools": [cand], "docs": tools}
+        item = candidate_item_id(qid, ref, cand)
+        items.append(ReviewItem(item, checksum, qid, "", 1, (cand,), "", payload))
+    if not items:
+        raise InputError(path, "no items to label (empty file)")
+    return checksum, items
+
+
+def labels_of(final: list[dict[str, Any]], items: Mapping[str, ReviewItem]) -> list[dict[str, Any]]:
+    """Final decisions on candidate items as a labels file's records (undecided items left out)."""
+    out = []
+    for row in final:
+        item = items.get(row["item_id"])
+        if item is None or item.payload.get("kind") != CANDIDATE or row.get("valid") is None:
+            continue
+        out.append({"query_id": item.query_id, "reference": item.payload["reference"][0],
+                    "candidate": item.tools[0], "equivalent": bool(row["valid"])})
+    return out

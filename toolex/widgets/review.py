@@ -16,7 +16,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from toolex.review.items import RATIONALE_SETTING, ReviewItem, blind
+from toolex.review.items import CANDIDATE, RATIONALE_SETTING, ReviewItem, blind
 from toolex.review.store import ADJUDICATE, REVIEW, Campaign, CampaignError
 from toolex.review.taxonomy import BUCKETS
 
@@ -61,6 +61,8 @@ def item_html(item: ReviewItem, rationale_shown: bool = True) -> str:
     (:func:`toolex.review.items.blind`): the labels of this app calibrate judges and must not be anchored by
     them."""
     p = item.payload
+    if p.get("kind") == CANDIDATE:
+        return candidate_html(item)
     subs = "".join(f"<li>{escape(s['text'])} <small>(functionality: {escape(s['functionality'])}; entity: "
                    f"{escape(s['entity'])}; C* tool <code>{escape(s['reference_tool'])}</code>)</small></li>"
                    for s in p.get("subqueries", []))
@@ -83,6 +85,22 @@ def item_html(item: ReviewItem, rationale_shown: bool = True) -> str:
             f"<div style='flex:1'><h4>Candidate combination</h4>{candidate}</div>"
             f"<div style='flex:1'><h4>Reference combination C*</h4>{reference}</div></div>"
             f"{said}<ul>{swaps}</ul></div>")
+
+
+def candidate_html(item: ReviewItem) -> str:
+    """A candidate item: can this tool replace the reference tool for the sub-query? Both documentations."""
+    p = item.payload
+    docs = p.get("docs", {})
+    reference, candidate = p["reference"][0], p["tools"][0]
+    return (f"<div class='toolex-review-item'><h3>{escape(item.item_id)}</h3>"
+            f"<p><b>Query:</b> {escape(p.get('query', ''))}</p>"
+            f"<p><b>Sub-query:</b> {escape(p.get('subquery', ''))}</p>"
+            "<p><b>Can the candidate tool replace the reference tool for this sub-query?</b> valid: it "
+            "performs the same core operation and returns what the sub-query needs; invalid: pick the "
+            "bucket.</p><div style='display:flex;gap:12px'>"
+            f"<div style='flex:1'><h4>Candidate tool</h4>{_tool_html(candidate, docs.get(candidate, {}))}"
+            f"</div><div style='flex:1'><h4>Reference tool</h4>"
+            f"{_tool_html(reference, docs.get(reference, {}))}</div></div></div>")
 
 
 def reviews_html(reviews: list[dict[str, Any]]) -> str:
