@@ -22,6 +22,7 @@ COMMANDS = {
     "finetune": "toolex.commands.finetune",
     "review": "toolex.commands.review",
     "validate": "toolex.commands.validate",
+    "gold": "toolex.commands.gold",
     "paper-check": "toolex.commands.paper_check",
     "skills": "toolex.commands.skills",
 }

@@ -125,3 +125,25 @@ def test_a_variant_whose_structure_differs_is_named(folder):
         sgdx.wordings(folder, ("v2",))
     with pytest.raises(InputError, match="unknown SGD-X source"):
         sgdx.load_sgdx(folder, "sgd-z", "report")
+
+
+def test_a_misspelled_benchmark_gets_a_close_match(folder, monkeypatch):
+    monkeypatch.setenv("TOOLEX_DATA", str(folder.parent))
+    with pytest.raises(InputError, match="did you mean 'toolret/apibank'"):
+        load_benchmark("toolret/apibnak")
+    with pytest.raises(InputError, match="did you mean 'sgd-x/report'"):
+        load_benchmark("sgd-x/reprot")
+
+
+def test_gold_command_writes_what_validate_reads(folder, monkeypatch, tmp_path, capsys):
+    from toolex.cli import main
+    from toolex.validate.gold import read_gold
+
+    monkeypatch.setenv("TOOLEX_DATA", str(folder.parent))
+    (folder.parent / "sgd").exists() or (folder.parent / "sgd").symlink_to(folder)
+    out = tmp_path / "gold.jsonl"
+    assert main(["gold", "--benchmark", "sgd-x/calibration", "--out", str(out)]) == 0
+    records = read_gold(out)
+    bench = load_benchmark("sgd-x/calibration")
+    assert {r.query_id for r in records} == {q.id for q in bench.queries}
+    assert "accepted combinations beyond C*" in capsys.readouterr().out

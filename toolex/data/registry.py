@@ -14,6 +14,7 @@ by ``+`` are merged into one benchmark.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
         raise InputError(root, "data folder not found; set TOOLEX_DATA to the benchmark snapshots")
     if name == "toolret":
         return merge_benchmarks(name, [load_benchmark(f"toolret/{s}", root) for s in TOOLRET_SUBSETS])
-    if name.startswith("toolret/"):
+    if name.startswith("toolret/") and (root / "toolret" / name.split("/", 1)[1]).exists():
         subset = name.split("/", 1)[1]
         return load_toolret_subset(root / "toolret" / subset, subset)
     if name.split(":")[0] == "toollens":
@@ -66,10 +67,10 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
         return load_stabletoolbench(root / "stabletoolbench")
     if name.startswith("stabletoolbench/"):
         return load_stabletoolbench(root / "stabletoolbench", tuple(name.split("/", 1)[1].split(",")))
-    if name.startswith("sgd/"):
-        return load_sgd(root / "sgd", name.split("/", 1)[1])
-    if name.split("/", 1)[0] in SGDX_SOURCES and "/" in name:
-        source, part = name.split("/", 1)
+    source, _, part = name.partition("/")
+    if source == "sgd" and part in SGD_PARTS:
+        return load_sgd(root / "sgd", part)
+    if source in SGDX_SOURCES and part in SGD_PARTS:
         return load_sgdx(root / "sgd", source, part)
     if name == "customized":
         return merge_benchmarks(name, [load_benchmark(f"customized/{s}", root) for s in CUSTOMIZED])
@@ -81,7 +82,9 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
                        *[f"stabletoolbench/{g}" for g in GROUPS],
                        *[f"{s}/{p}" for s in ("sgd", *SGDX_SOURCES) for p in SGD_PARTS],
                        "customized", *[f"customized/{s}" for s in CUSTOMIZED]])
-    raise InputError(None, f"unknown benchmark {name!r}; known: {known}")
+    close = difflib.get_close_matches(name, known.split(", "), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise InputError(None, f"unknown benchmark {name!r}{hint} Known: {known}")
 
 
 #: Benchmarks that carry a one-to-many ground truth of their own: name prefix → (how to derive it, its rule).
