@@ -39,7 +39,7 @@ def test_in_memory_annotations_equal_the_pipelines(tmp_path):
     sizes = set()
     for threshold in (0.3, 0.5, 0.7):
         model = _model(threshold)
-        ours = transfer.annotations(model, part, CONFIG, judge="offline-similarity(bow-64)")
+        ours = transfer.annotate_part(model, part, CONFIG, judge="offline-similarity(bow-64)")
         judge = OfflineSimilarityJudge(BagOfWords(), model)
         pipeline = ToolEX([part.benchmark], judge, tmp_path / str(threshold), CONFIG, retriever=BagOfWords(),
                           progress=False).run()

@@ -95,9 +95,10 @@ def draw(probabilities: np.ndarray, model: ScoreModel, n: int, seed: int = 0) ->
         members.setdefault(s, []).append(i)
     take = allocate({s: len(m) for s, m in members.items()}, n)
     rng = np.random.default_rng(seed)
-    indices, inclusion = [], []
+    indices: list[int] = []
+    inclusion: list[float] = []
     for s in sorted(members):
-        chosen = rng.choice(members[s], size=take[s], replace=False) if take[s] else []
+        chosen = rng.choice(members[s], size=take[s], replace=False).tolist() if take[s] else []
         indices.extend(int(i) for i in chosen)
         inclusion.extend([take[s] / len(members[s])] * take[s])
     order = np.argsort(indices, kind="stable")

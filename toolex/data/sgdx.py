@@ -196,8 +196,8 @@ def load_sgdx(folder: str | Path, source: str, part: str, seed: int = SEED) -> B
     if source == "sgd-x":
         for o in select(found, part, seed=seed):
             qid = "x" + query_id(o)
-            reference = variant_of[(tool_id(o.service, o.intent), _draw(qid, choices, seed))]
-            queries.append(Query(qid, o.utterance, (reference,), "", domain_of(o.service), name))
+            tool = variant_of[(tool_id(o.service, o.intent), _draw(qid, choices, seed))]
+            queries.append(Query(qid, o.utterance, (tool,), "", domain_of(o.service), name))
     else:
         for first, second in pair_openings(found, part, seed=seed):
             qid = "p" + query_id(first)

@@ -151,8 +151,8 @@ def median_threshold(model: ScoreModel, parts: Sequence[Part]) -> float:
     return float(1 / (1 + np.exp(-np.median(logits))))
 
 
-def annotations(model: ScoreModel, part: Part, config: AnnotateConfig, judge: str = "offline") -> list[
-        Annotation]:
+def annotate_part(model: ScoreModel, part: Part, config: AnnotateConfig,
+                  judge: str = "offline") -> list[Annotation]:
     """ToolEX's annotations of ``part`` with ``model``'s verdicts on its items (Stage 3 as the pipeline runs
     it, with the offline judge's platform audit)."""
     said = model.probability(part.items.rows) >= model.threshold
@@ -168,7 +168,7 @@ def annotations(model: ScoreModel, part: Part, config: AnnotateConfig, judge: st
 def credit(model: ScoreModel, part: Part, config: AnnotateConfig, k: int = 10,
            bootstrap: int = 0) -> pd.DataFrame:
     """Per retriever at NDCG@``k``: one-to-one, ours, gold, recovered share, over- and under-credit."""
-    result = validate(part.gold, annotations(model, part, config), part.runs, k=k, bootstrap=bootstrap)
+    result = validate(part.gold, annotate_part(model, part, config), part.runs, k=k, bootstrap=bootstrap)
     table = result.table()
     table = table[table["metric"] == f"ndcg@{k}"]
     expansion = result.expansion_summary["combination"]
@@ -233,7 +233,9 @@ def labelled_model(model: ScoreModel, part: Part, n: int, seed: int = 0) -> Scor
     record = {"benchmark": part.benchmark.name,
               "items": {keys[i]: {"score": float(probabilities[i]), "inclusion": float(q)}
                         for i, q in zip(drawn.indices, drawn.inclusion)}}
-    labels = [Label(*keys[i].split("\t"), bool(part.items.labels[i])) for i in drawn.indices]
+    slots, items = part.items.slots, part.items.items
+    labels = [Label(slots[i].query_id, items[i].reference.id, slots[i].tool_id, bool(part.items.labels[i]))
+              for i in drawn.indices]
     return fit_threshold(model, labels, record, source=f"gold of {part.benchmark.name} (simulated labels)")
 
 
