@@ -73,8 +73,7 @@ def main() -> None:
     config = AnnotateConfig()
     calibration, report = {}, {}
     for source, (fit_part, report_part) in transfer.SOURCES.items():
-        calibration[source] = transfer.load_part(source, fit_part, judge, config, candidates=encoder,
-                                                 with_runs=False)
+        calibration[source] = transfer.load_part(source, fit_part, judge, config, candidates=encoder)
         report[source] = transfer.load_part(source, report_part, judge, config, candidates=encoder)
     matrix, chosen, model, final = transfer.transfer_study(calibration, report, judge.encoder.short, config)
     # the former default's procedure: every feature, fitted on the SGD calibration part alone
@@ -98,7 +97,7 @@ def main() -> None:
         "goals": {"recovered": list(transfer.SHARE_GOAL), "credit": transfer.CREDIT_GOAL},
         "construction_features_excluded": list(transfer.CONSTRUCTION_FEATURES),
         "recipes": [r.name for r in transfer.RECIPES],
-        "leave_one_out": records(matrix, ("recipe", "fitted_on", "reported_on", "threshold")),
+        "leave_one_out": records(matrix, ("recipe", "fitted_on", "reported_on", "part", "threshold")),
         "chosen": chosen.name,
         "model": model.to_json(),
         "default_on_report_parts": records(final, ("reported_on",)),
@@ -115,9 +114,10 @@ def main() -> None:
     }
     write_json(args.out, out)
     if args.write_default:
+        record = {**model.calibration, "chosen_by": f"leave-one-source-out, see {args.out}",
+                  "encoder_spec": "dense:mpnet", "candidates": out["annotate_config"]}
         fitted = ScoreModel(model.encoder, model.weights, model.bias, model.threshold, model.band,
-                            model.features,
-                            {**model.calibration, "chosen_by": f"leave-one-source-out, see {args.out}"})
+                            model.features, record)
         fitted.save(DEFAULT_MODEL_FILE)
     print(json.dumps({"chosen": chosen.name, "default_on_report_parts": out["default_on_report_parts"],
                       "seconds": out["seconds"]}, indent=1))

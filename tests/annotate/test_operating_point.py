@@ -90,3 +90,22 @@ def test_labels_file_errors_name_the_line(tmp_path):
     path.write_text(json.dumps(good) + "\n")
     assert read_labels(path) == [Label("q1", "a", "b", True)]
     assert draw_record_path(tmp_path / "to_label.jsonl") == tmp_path / "to_label.draw.json"
+
+
+def test_every_stratum_gets_an_item_and_too_small_a_draw_is_refused():
+    sizes = {"near": 50, "below-1": 30, "below-2": 30, "below-3": 30, "above-1": 10, "above-2": 10}
+    take = allocate(sizes, 6)
+    assert all(v >= 1 for v in take.values()) and sum(take.values()) == 6
+    p = np.random.default_rng(0).random(500)
+    with pytest.raises(InputError, match="at least one item per stratum"):
+        draw(p, MODEL, 3)
+    assert set(draw(p, MODEL, 6).strata) == set(strata_of(p, MODEL))
+
+
+def test_a_draw_record_of_another_version_is_refused(tmp_path):
+    from toolex.annotate.operating_point import read_draw_record
+
+    path = tmp_path / "r.draw.json"
+    path.write_text(json.dumps({"version": 99, "items": {}}))
+    with pytest.raises(InputError, match="draw again"):
+        read_draw_record(path)

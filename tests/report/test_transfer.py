@@ -71,6 +71,16 @@ def test_choose_prefers_fewer_failures_then_less_error_then_fewer_features():
     assert transfer.choose(pd.concat([rows(a.name, 0.015), rows(b.name, 0.01)]), [a, b]) == b
 
 
+def test_choice_reads_the_calibration_parts_only():
+    a = transfer.Recipe(("description_cosine",))
+    b = transfer.Recipe(("description_cosine", "subquery_fit"))
+    rows = lambda name, over, part: pd.DataFrame({"recipe": [name], "recovered": [1.0], "part": [part],  # noqa: E731
+                                                  "over_credit": [over], "under_credit": [0.0]})
+    matrix = pd.concat([rows(a.name, 0.0, "calibration"), rows(b.name, 0.05, "calibration"),
+                        rows(a.name, 0.05, "report"), rows(b.name, 0.0, "report")])
+    assert transfer.choose(matrix, [a, b]) == a  # the report rows would pick b
+
+
 def test_sources_weigh_the_same_and_construction_features_never_decide():
     part = _part()
     small = dataclasses.replace(part, items=dataclasses.replace(

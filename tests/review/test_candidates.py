@@ -68,3 +68,10 @@ def test_export_without_decided_candidates_says_so(tmp_path):
     (tmp_path / "bad.jsonl").write_text(json.dumps({"query_id": "q"}) + "\n")
     with pytest.raises(InputError, match="line 1"):
         candidate_items(tmp_path / "bad.jsonl")
+
+
+def test_items_refuse_the_options_of_a_run(tmp_path, capsys):
+    drawn = _drawn(tmp_path / "to_label.jsonl")
+    assert main(["review", "sample", "--items", str(drawn), "--campaign", str(tmp_path / "c.sqlite"),
+                 "--size", "2"]) != 0
+    assert "--size apply to a run's combinations, not to --items" in capsys.readouterr().err

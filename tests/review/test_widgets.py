@@ -97,3 +97,11 @@ def test_build_items_drops_score_reasons(tmp_path):
     _, built = build_items(folder, *records())
     reasons = [s["reason"] for it in built for s in it.payload["rationale"]["substitutions"]]
     assert reasons and all(r == "" for r in reasons)
+
+
+def test_blind_keeps_an_llm_rationale_and_drops_scores():
+    from toolex.review.items import blind
+
+    assert blind("embedding score 0.412 in the unsure band; Both look up buses.") == "Both look up buses."
+    assert blind("score 0.49 >= 0.45 (description_cosine 0.81)") == ""
+    assert blind("Both look up buses.") == "Both look up buses." and blind(None) == ""

@@ -16,7 +16,6 @@ where this benchmark's errors balance. The workflow (``toolex calibrate --draw``
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,8 +63,8 @@ def strata_of(probabilities: np.ndarray, model: ScoreModel) -> list[str]:
 
 
 def allocate(sizes: Mapping[str, int], n: int) -> dict[str, int]:
-    """Items per stratum: :data:`NEAR_SHARE` of ``n`` for ``near``, the rest equally over the others; a
-    stratum smaller than its share gives the remainder to the others."""
+    """Items per stratum: :data:`NEAR_SHARE` of ``n`` for ``near``, the rest equally over the others, at least
+    one each when ``n`` allows; a stratum smaller than its share gives the remainder to the others."""
     want = {s: 0 for s in sizes}
     others = [s for s in sizes if s != "near"]
     if "near" in sizes:
@@ -74,6 +73,11 @@ def allocate(sizes: Mapping[str, int], n: int) -> dict[str, int]:
     for i, s in enumerate(others):
         want[s] = left // len(others) + (1 if i < left % len(others) else 0)
     take = {s: min(want[s], sizes[s]) for s in sizes}
+    for s in sizes:  # every stratum at least one item, taken from the largest allocation
+        if take[s] == 0 and sizes[s] and n >= len(sizes):
+            donor = max(take, key=lambda d: take[d])
+            take[donor] -= 1
+            take[s] = 1
     spare = n - sum(take.values())
     while spare > 0:
         room = [s for s in sizes if take[s] < sizes[s]]
@@ -86,10 +90,14 @@ def allocate(sizes: Mapping[str, int], n: int) -> dict[str, int]:
 
 
 def draw(probabilities: np.ndarray, model: ScoreModel, n: int, seed: int = 0) -> Draw:
-    """A stratified random draw of ``n`` items (all when fewer exist)."""
+    """A stratified random draw of ``n`` items (all when fewer exist); every stratum gets at least one item,
+    so that the inverse inclusion probabilities stand for every item."""
     if n < 1:
         raise InputError(None, f"--draw must be positive, got {n}")
     strata = strata_of(probabilities, model)
+    if n < min(len(set(strata)), len(strata)):
+        raise InputError(None, f"--draw {n} is fewer than the {len(set(strata))} strata of the score; "
+                               "draw at least one item per stratum")
     members: dict[str, list[int]] = {}
     for i, s in enumerate(strata):
         members.setdefault(s, []).append(i)
@@ -171,6 +179,9 @@ def read_draw_record(path: str | Path) -> dict[str, Any]:
         raise InputError(path, f"not a draw record ({exc})") from exc
     if not isinstance(data.get("items"), dict):
         raise InputError(path, "not a draw record (no 'items')")
+    if data.get("version") != DRAW_VERSION:
+        raise InputError(path, f"draw record version {data.get('version')!r}, this toolex reads "
+                               f"{DRAW_VERSION}: draw again")
     return data
 
 
@@ -201,6 +212,3 @@ def fit_threshold(model: ScoreModel, labels: Sequence[Label], record: Mapping[st
                       fitted.features, calibration)
 
 
-def logit(p: float) -> float:
-    p = min(max(p, 1e-12), 1 - 1e-12)
-    return math.log(p / (1 - p))

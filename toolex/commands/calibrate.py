@@ -23,7 +23,8 @@ HELP = ("fit the offline judge on labelled data, or draw a benchmark's items for
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--benchmark", default="sgd/calibration",
-                        help="benchmark (default sgd/calibration; never the data you report on)")
+                        help="benchmark to draw from or to place the threshold for (--draw, --labels), or to "
+                             "fit a whole model on (default sgd/calibration)")
     parser.add_argument("--draw", type=int, metavar="N",
                         help="write N Stage-2 items of the benchmark to label (--out: a JSON-lines file)")
     parser.add_argument("--labels", metavar="FILE",
@@ -80,14 +81,19 @@ def draw_command(args: argparse.Namespace) -> int:
     model = default_model()
     judge, config, candidates = _judge_and_config(args, model)
     done = stage_two([benchmark], judge, config, candidates)
-    probabilities = judge.scores(done.items)
+    # one item per (query, reference, candidate): a label file names items by these three
+    first: dict[str, int] = {}
+    for i, (item, slot) in enumerate(zip(done.items, done.slots)):
+        first.setdefault(item_key(slot.query_id, item.reference.id, slot.tool_id), i)
+    unique = list(first.values())
+    probabilities = judge.scores([done.items[i] for i in unique])
     drawn = draw(probabilities, model, args.draw, args.seed)
     query = {q.id: q.text for q in benchmark.queries}
-    records = [to_label(done.items[i], done.slots[i].query_id, query[done.slots[i].query_id])
-               for i in drawn.indices]
+    picked = [unique[i] for i in drawn.indices]
+    records = [to_label(done.items[i], done.slots[i].query_id, query[done.slots[i].query_id]) for i in picked]
     keys = [item_key(r["query_id"], r["reference"], r["candidate"]) for r in records]
     record = {"benchmark": benchmark.name, "data_sha256": benchmark.checksum, "seed": args.seed,
-              "judge": judge.name, "score_model": model.identity(), "items_total": len(done.items),
+              "judge": judge.name, "score_model": model.identity(), "items_total": len(unique),
               "strata": drawn.sizes,
               "procedure": "stratified by the default score: the unsure band and equal-count bins below and "
                            "above it; uniform within a stratum (toolex.annotate.operating_point)",

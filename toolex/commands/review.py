@@ -68,6 +68,11 @@ def _sample(args: argparse.Namespace) -> int:
     from toolex.review.store import Campaign
 
     if args.items:
+        given = [flag for flag, value in (("--size", args.size), ("--per-stratum", args.per_stratum),
+                                          ("--gold", args.gold), ("--judge-run", args.judge_run)) if value]
+        if given:
+            raise InputError(None, f"{', '.join(given)} apply to a run's combinations, not to --items (every "
+                                   "drawn item is reviewed; candidate items never show a rationale)")
         return _sample_items(args)
     run_id = run_checksum(args.run)
     if Path(args.campaign).exists():  # refuse another run before loading anything

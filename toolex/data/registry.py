@@ -55,7 +55,8 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
         raise InputError(root, "data folder not found; set TOOLEX_DATA to the benchmark snapshots")
     if name == "toolret":
         return merge_benchmarks(name, [load_benchmark(f"toolret/{s}", root) for s in TOOLRET_SUBSETS])
-    if name.startswith("toolret/") and (root / "toolret" / name.split("/", 1)[1]).exists():
+    if name.startswith("toolret/") and (name.split("/", 1)[1] in TOOLRET_SUBSETS
+                                        or (root / "toolret" / name.split("/", 1)[1]).exists()):
         subset = name.split("/", 1)[1]
         return load_toolret_subset(root / "toolret" / subset, subset)
     if name.split(":")[0] == "toollens":
@@ -83,8 +84,8 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
                        *[f"{s}/{p}" for s in ("sgd", *SGDX_SOURCES) for p in SGD_PARTS],
                        "customized", *[f"customized/{s}" for s in CUSTOMIZED]])
     close = difflib.get_close_matches(name, known.split(", "), n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise InputError(None, f"unknown benchmark {name!r}{hint} Known: {known}")
+    hint = f"; did you mean {close[0]!r}?" if close else ";"
+    raise InputError(None, f"unknown benchmark {name!r}{hint} known: {known}")
 
 
 #: Benchmarks that carry a one-to-many ground truth of their own: name prefix → (how to derive it, its rule).

@@ -1,4 +1,4 @@
-"""Choosing the offline judge across sources: leave-one-source-out, reported on data no fitting saw.
+"""Choosing the offline judge across sources: leave-one-source-out, reported on data no fitting or choice saw.
 
 Three public sources carry a human one-to-many ground truth (:data:`SOURCES`): the original SGD (substitutes
 share their intent names), SGD-X (the same APIs in wordings other people wrote; a query's reference is a
@@ -12,12 +12,17 @@ The procedure (:func:`transfer_study`):
 2. **Recipes** (:data:`RECIPES`): a feature set, an L2 penalty and a threshold rule. Features that encode how
    one dataset was built (:data:`CONSTRUCTION_FEATURES`: shared names, same service) never carry a decision.
 3. **Leave one source out**: for each recipe and each source, fit on the calibration parts of the other
-   sources (each source weighs the same) and annotate the left-out source's report part; score BM25 and MiniLM
-   there against people (recovered share, over- and under-credit at NDCG@10).
-4. **Choice**: the recipe that fails the fewest goal cells (recovered share in [0.7, 1.3], over- and
-   under-credit ≤ 0.02 per query) over every left-out source, then the smallest summed over- and under-credit,
-   then the fewest features.
+   sources (each source weighs the same) and annotate the left-out source's calibration part (for the choice)
+   and its report part (for the report); score BM25 and MiniLM against people (recovered share, over- and
+   under-credit at NDCG@10).
+4. **Choice**, on the left-out calibration parts only: the recipe that fails the fewest goal cells (recovered
+   share in [0.7, 1.3], over- and under-credit ≤ 0.02 per query) over every left-out source, then the smallest
+   summed over- and under-credit, then the fewest features. No report part takes part in the choice.
 5. **Default**: the chosen recipe fitted on every source's calibration part, reported on every report part.
+
+The calibration pools hold every domain's tools (as the SGD pool does), so report-domain tools can appear as
+candidates (never alternatives) of calibration queries; no report query, and for SGD-X and the pairs no v4 or
+v5 wording, takes part in fitting or choosing.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolex.annotate.calibration import LabelledItems, calibrate, labelled_items
+from toolex.annotate.calibration import LabelledItems, balanced_threshold, calibrate, labelled_items
 from toolex.annotate.combine import audit_combinations
 from toolex.annotate.judges.features import FEATURES
 from toolex.annotate.judges.offline import OfflineSimilarityJudge, platform_audit
@@ -130,7 +135,9 @@ def fit(recipe: Recipe, parts: Sequence[Part], encoder: str, band_errors: float 
     record = {"data": " + ".join(f"{p.benchmark.name} (data sha256 {p.benchmark.checksum[:12]})"
                                  for p in parts),
               "gold": "; ".join(sorted({own_gold_rule(p.benchmark) for p in parts})),
-              "recipe": asdict(recipe)}
+              "recipe": asdict(recipe),
+              "quality_note": "quality and share_in_band count items unweighted; the threshold balances the "
+                              "source-weighted errors"}
     model = calibrate(stacked, encoder, recipe.l2, band_errors, record, features=recipe.features,
                       weights=source_weights(parts))
     if recipe.threshold == "median":
@@ -141,8 +148,6 @@ def fit(recipe: Recipe, parts: Sequence[Part], encoder: str, band_errors: float 
 
 def median_threshold(model: ScoreModel, parts: Sequence[Part]) -> float:
     """The median, in logit, of each part's own balanced threshold under ``model``."""
-    from toolex.annotate.calibration import balanced_threshold
-
     logits = []
     for p in parts:
         t = balanced_threshold(model.probability(p.items.rows), p.items.labels)
@@ -186,23 +191,26 @@ def goal_failures(table: pd.DataFrame) -> int:
 def leave_one_out(recipe: Recipe, calibration: Mapping[str, Part], report: Mapping[str, Part],
                   encoder: str, config: AnnotateConfig) -> pd.DataFrame:
     """For each source, ``recipe`` fitted on the other sources' calibration parts and scored on the left-out
-    source's report part."""
+    source's calibration part (``part`` "calibration", what the choice reads) and report part ("report")."""
     frames = []
     for left in report:
         model = fit(recipe, [p for s, p in calibration.items() if s != left], encoder)
-        frames.append(credit(model, report[left], config).assign(
-            recipe=recipe.name, fitted_on=" + ".join(s for s in calibration if s != left), reported_on=left,
-            threshold=model.threshold))
+        fitted_on = " + ".join(s for s in calibration if s != left)
+        for part, data in (("calibration", calibration[left]), ("report", report[left])):
+            frames.append(credit(model, data, config).assign(
+                recipe=recipe.name, fitted_on=fitted_on, reported_on=left, part=part,
+                threshold=model.threshold))
     return pd.concat(frames, ignore_index=True)
 
 
 def choose(matrix: pd.DataFrame, recipes: Sequence[Recipe]) -> Recipe:
-    """The recipe with the fewest failed goal cells over every left-out source; ties: the smallest summed
-    over- and under-credit, then the fewest features."""
+    """The recipe with the fewest failed goal cells over every left-out source's calibration part; ties: the
+    smallest summed over- and under-credit, then the fewest features."""
     by_name = {r.name: r for r in recipes}
+    chosen_on = matrix[matrix["part"] == "calibration"] if "part" in matrix else matrix
 
     def rank(name: str) -> tuple[int, float, int]:
-        rows = matrix[matrix["recipe"] == name]
+        rows = chosen_on[chosen_on["recipe"] == name]
         return (goal_failures(rows), float((rows["over_credit"] + rows["under_credit"]).sum()),
                 len(by_name[name].features))
 
@@ -281,9 +289,9 @@ def kept_study(path: str | Path | None = None) -> dict[str, Any]:
 
 
 def transfer_matrix(leave_one_out: pd.DataFrame, recipe: str) -> pd.DataFrame:
-    """One recipe's leave-one-source-out rows: fitted on, reported on, retriever, recovered share, over- and
-    under-credit, and whether each meets its goal."""
-    rows = leave_one_out[leave_one_out["recipe"] == recipe]
+    """One recipe's leave-one-source-out rows on the left-out report parts: fitted on, reported on, retriever,
+    recovered share, over- and under-credit, and how many of the three goals each meets."""
+    rows = leave_one_out[(leave_one_out["recipe"] == recipe) & (leave_one_out["part"] == "report")]
     out = rows[["fitted_on", "reported_on", "retriever", "recovered", "over_credit", "under_credit"]].copy()
     out["goals met"] = [3 - goal_failures(rows.iloc[[i]]) for i in range(len(rows))]
     return out.reset_index(drop=True)

@@ -162,11 +162,16 @@ RATIONALE_SETTING = "rationale"
 _SCORED = re.compile(r"\bscore\s+-?\d|\b(?:" + "|".join(map(re.escape, FEATURES)) + r")\b")
 
 
+_CASCADE_PREFIX = re.compile(r"^embedding score [0-9.]+ in the unsure band; ")
+
+
 def blind(reason: str | None) -> str:
     """A verdict's reason as a reviewer may read it: a rationale in words, or nothing when it carries a
-    judge's score, features or confidence (the offline judge's reason is its score and signals)."""
+    judge's score, features or confidence (the offline judge's reason is its score and signals; the cascade's
+    LLM reason keeps its words without the embedding score before them)."""
     if not reason:
         return ""
+    reason = _CASCADE_PREFIX.sub("", reason)
     return "" if _SCORED.search(reason) else reason
 
 
