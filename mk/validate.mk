@@ -1,5 +1,6 @@
-# Annotation validity (included by the main Makefile, which defines PY): calibrate the offline judge on the SGD
-# calibration domains and validate the judges on the SGD report domains against the human alternatives.
+# Annotation validity (included by the main Makefile, which defines PY): choose the offline judge across sources
+# (SGD, SGD-X, two-tool SGD queries; leave-one-source-out) and validate the judges on report parts against the
+# human alternatives.
 
 PY ?= python
 
