@@ -72,3 +72,25 @@ def test_paper_check_fails_on_a_wrong_claim(tmp_path):
     assert out.returncode == 1
     assert any(line.startswith("FAIL") and "finetuning_gain.4B.tooleq" in line
                for line in out.stdout.splitlines())
+
+
+def test_evaluate_keeps_category_names_and_warns_before_the_table(tmp_path):
+    anns = [Annotation("q1", "customized", ("a",), (("a",), ("b",))),
+            Annotation("q2", "web", ("c",), (("c",),))]
+    ann = write_annotations(anns, tmp_path / "ann.jsonl")
+    run = write_run({"q1": {"b": 1.0}}, tmp_path / "run.trec")
+    out = subprocess.run([sys.executable, "-m", "toolex.cli", "evaluate", "--run", str(run), "--annotations",
+                          str(ann)], capture_output=True, text=True, check=False)
+    assert out.returncode == 0 and "customized" in out.stdout and "customiz " not in out.stdout
+    combined = subprocess.run(f"{sys.executable} -m toolex.cli evaluate --run {run} --annotations {ann} 2>&1",
+                              shell=True, capture_output=True, text=True, check=False).stdout
+    assert combined.index("score 0") < combined.index("ToolEq")
+
+
+def test_a_folder_where_a_file_belongs_and_a_missing_run_folder_are_named(run_and_annotations, tmp_path):
+    run, _ = run_and_annotations
+    out = toolex("evaluate", "--run", str(run), "--annotations", str(tmp_path))
+    assert out.returncode == 2 and "this is a folder; pass the" in out.stderr and "Errno" not in out.stderr
+    out = toolex("review", "sample", "--run", str(tmp_path / "nope"), "--campaign",
+                 str(tmp_path / "c.sqlite"))
+    assert out.returncode == 2 and "annotation run folder not found" in out.stderr

@@ -31,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def format_table(summary: dict) -> str:
     """The summary per category and overall: one-to-one, ToolEq and Δ of each measure, in percent."""
     measures = measures_at(summary["k"])
-    header = f"{'':<14}" + "".join(f"{m.key:>27}" for m in measures)
-    sub = f"{'':<14}" + "".join(f"{'1:1':>9}{'ToolEq':>9}{'Δ':>9}" for _ in measures)
+    header = f"{'':<20}" + "".join(f"{m.key:>27}" for m in measures)
+    sub = f"{'category':<14}{'queries':>6}" + "".join(f"{'1:1':>9}{'ToolEq':>9}{'Δ':>9}" for _ in measures)
     lines = [header, sub]
 
     def row(name: str, block: dict, n: int) -> str:
@@ -40,7 +40,7 @@ def format_table(summary: dict) -> str:
         for m in measures:
             one, eq = 100 * block[ONE_TO_ONE][m.name], 100 * block[TOOLEQ][m.name]
             cells += f"{one:9.2f}{eq:9.2f}{eq - one:+9.2f}"
-        return f"{name[:8]:<8}{n:>6}" + cells
+        return f"{name[:13]:<14}{n:>6}" + cells
 
     for category, block in summary["by_category"].items():
         lines.append(row(category, block, block["queries"]))
@@ -82,12 +82,13 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             raise ToolexError(f"{args.run}: the scores are not finite numbers; nothing printed") from None
         return 0
-    print(f"{summary['queries']} queries, K = {args.k}; scores in percent (1:1 = one-to-one / Tool-DE)")
-    print(format_table(summary))
+    # warnings before the table, so that nobody reads the numbers without them
     if summary["missing_from_run"]:
         print(f"note: {summary['missing_from_run']} annotated queries are not in the run and score 0",
-              file=sys.stderr)
+              file=sys.stderr, flush=True)
     if summary["not_annotated"]:
         print(f"note: {summary['not_annotated']} run queries have no annotation and are ignored",
-              file=sys.stderr)
+              file=sys.stderr, flush=True)
+    print(f"{summary['queries']} queries, K = {args.k}; scores in percent (1:1 = one-to-one / Tool-DE)")
+    print(format_table(summary))
     return 0

@@ -69,6 +69,8 @@ def iter_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
 def iter_jsonl_numbered(path: str | Path, what: str = "file") -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) of a JSON-lines file, for errors that point at the line."""
     path = Path(path)
+    if path.is_dir():
+        raise InputError(path, f"this is a folder; pass the {what} inside it")
     opener = gzip.open if path.name.endswith(".gz") else open
     try:
         with opener(path, "rt", encoding="utf-8") as handle:

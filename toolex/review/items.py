@@ -32,6 +32,10 @@ CHECKSUM_KIND = "sha256 of the stage files subqueries.jsonl, verified.jsonl, que
 def run_checksum(folder: str | Path) -> str:
     """SHA-256 over the names and checksums of the run's stage files (those present; Stage 3 is required)."""
     folder = Path(folder)
+    if not folder.exists():
+        raise InputError(folder, "annotation run folder not found")
+    if not folder.is_dir():
+        raise InputError(folder, "this is a file; pass the annotation run's folder")
     if not (folder / COMBINATIONS).exists():
         raise InputError(folder / COMBINATIONS, "not an annotation run: the Stage 3 file is missing")
     digest = hashlib.sha256()
