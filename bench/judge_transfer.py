@@ -61,6 +61,12 @@ class GoldScore:
         return self.labels.astype(np.float64)
 
 
+def perfect_verifier(report: dict[str, transfer.Part], config: AnnotateConfig) -> pd.DataFrame:
+    """Every report part annotated by a verifier that answers from the gold, under ``config``."""
+    return pd.concat([transfer.credit(GoldScore(p.items.labels), p, config)  # type: ignore[arg-type]
+                      .assign(reported_on=s) for s, p in report.items()], ignore_index=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="data/validation/judge_transfer.json")
@@ -79,11 +85,8 @@ def main() -> None:
     # the former default's procedure: every feature, fitted on the SGD calibration part alone
     former = transfer.fit(transfer.Recipe(FEATURES), [calibration["sgd"]], judge.encoder.short)
     labels = transfer.label_study(calibration, report, chosen, judge.encoder.short, config)
-    ceiling = pd.concat([transfer.credit(GoldScore(p.items.labels), p, config)  # type: ignore[arg-type]
-                         .assign(reported_on=s) for s, p in report.items()], ignore_index=True)
-    wide = AnnotateConfig(max_combinations=WIDE)
-    ceiling_wide = pd.concat([transfer.credit(GoldScore(p.items.labels), p, wide)  # type: ignore[arg-type]
-                              .assign(reported_on=s) for s, p in report.items()], ignore_index=True)
+    ceiling = perfect_verifier(report, config)
+    ceiling_wide = perfect_verifier(report, AnnotateConfig(max_combinations=WIDE))
     auc = {s: area_under_curve(model.probability(p.items.rows), p.items.labels) for s, p in report.items()}
     out = {
         "description": "offline judge chosen across sources by leave-one-source-out "

@@ -189,13 +189,12 @@ def fit_threshold(model: ScoreModel, labels: Sequence[Label], record: Mapping[st
                   source: str = "labels") -> ScoreModel:
     """``model`` with the threshold at which the labelled, inclusion-weighted errors balance."""
     drawn = record["items"]
-    unknown = [item_key(x.query_id, x.reference, x.candidate) for x in labels
-               if item_key(x.query_id, x.reference, x.candidate) not in drawn]
+    keys = [item_key(x.query_id, x.reference, x.candidate) for x in labels]
+    unknown = [key for key in keys if key not in drawn]
     if unknown:
         raise InputError(source, f"{len(unknown)} labelled items were not drawn, e.g. {unknown[0]!r}")
-    scores = np.array([drawn[item_key(x.query_id, x.reference, x.candidate)]["score"] for x in labels])
-    weights = np.array([1.0 / drawn[item_key(x.query_id, x.reference, x.candidate)]["inclusion"]
-                        for x in labels])
+    scores = np.array([drawn[key]["score"] for key in keys])
+    weights = np.array([1.0 / drawn[key]["inclusion"] for key in keys])
     truth = np.array([x.equivalent for x in labels], dtype=bool)
     if truth.all() or not truth.any():
         raise InputError(source, "the labels hold only one kind (all equivalent or none): no threshold "

@@ -131,8 +131,8 @@ def wordings(folder: str | Path, variants: Sequence[str]) -> tuple[dict[str, Too
     variant_of = {(tid, ""): tid for tid in tools}
     for variant in variants:
         rewritten = variant_services(folder, variant)
-        renamed = {services[name]["service_name"]: _renamed_service(services[name], rewritten[name])
-                   for name in services if name in rewritten}
+        renamed = {name: _renamed_service(services[name], rewritten[name]) for name in services
+                   if name in rewritten}
         for name, service in renamed.items():
             mapped = _origin_of(services[name], service)
             origin.update(mapped)
@@ -142,11 +142,9 @@ def wordings(folder: str | Path, variants: Sequence[str]) -> tuple[dict[str, Too
             if tid in tools:
                 raise InputError(folder / "sgd_x" / variant, "a variant tool id repeats another tool's",
                                  record=tid)
-            tools[tid] = Tool(tid, tool.name, tool.documentation, subset="sgd-x", category=tool.category,
-                              platform=tool.platform)
-    for tid, tool in tools.items():  # the domain of a variant service is its original's
-        tools[tid] = Tool(tid, tool.name, tool.documentation, subset=tool.subset,
-                          category=domain_of(origin[tid].split(".", 1)[0]), platform=tool.platform)
+            # the domain of a variant service is its original's
+            tools[tid] = Tool(tid, tool.name, tool.documentation, subset="sgd-x",
+                              category=domain_of(origin[tid].split(".", 1)[0]), platform=tool.platform)
     return tools, origin, variant_of
 
 

@@ -50,6 +50,7 @@ from toolex.data.registry import load_benchmark, own_gold, own_gold_rule
 from toolex.io.annotations import Annotation
 from toolex.report.artifacts import Workspace, ensure_runs
 from toolex.report.settings import DEFAULT_RETRIEVERS, ReportSettings
+from toolex.report.validation import GOALS, goals_of
 from toolex.validate import validate
 from toolex.validate.gold import GoldRecord, benchmark_gold
 
@@ -180,12 +181,17 @@ def credit(model: ScoreModel, part: Part, config: AnnotateConfig, k: int = 10,
     return table.assign(expansion_recall=expansion["recall"], expansion_precision=expansion["precision"])
 
 
+def goals_met(table: pd.DataFrame) -> pd.Series:
+    """Per row of a credit table, how many of the three goals it meets (:func:`toolex.report.validation.
+    goals_of` with :data:`SHARE_GOAL` and :data:`CREDIT_GOAL`)."""
+    goals = goals_of(table, SHARE_GOAL, CREDIT_GOAL)
+    return goals[list(GOALS)].sum(axis=1)
+
+
 def goal_failures(table: pd.DataFrame) -> int:
     """Goal cells failed: recovered share outside :data:`SHARE_GOAL`, over- or under-credit above
     :data:`CREDIT_GOAL` (an undefined share counts as failed)."""
-    share = table["recovered"].astype(float)
-    return int((~share.between(*SHARE_GOAL)).sum() + (table["over_credit"] > CREDIT_GOAL).sum()
-               + (table["under_credit"] > CREDIT_GOAL).sum())
+    return int(len(GOALS) * len(table) - goals_met(table).sum())
 
 
 def leave_one_out(recipe: Recipe, calibration: Mapping[str, Part], report: Mapping[str, Part],
@@ -293,7 +299,7 @@ def transfer_matrix(leave_one_out: pd.DataFrame, recipe: str) -> pd.DataFrame:
     recovered share, over- and under-credit, and how many of the three goals each meets."""
     rows = leave_one_out[(leave_one_out["recipe"] == recipe) & (leave_one_out["part"] == "report")]
     out = rows[["fitted_on", "reported_on", "retriever", "recovered", "over_credit", "under_credit"]].copy()
-    out["goals met"] = [3 - goal_failures(rows.iloc[[i]]) for i in range(len(rows))]
+    out["goals met"] = goals_met(rows).to_numpy()
     return out.reset_index(drop=True)
 
 

@@ -82,10 +82,20 @@ def goal_check(result: ValidationResult, metric: str = "ndcg@10", share: tuple[f
     """Per retriever: is the recovered share within ``share`` and are over- and under-credit at most
     ``credit`` per query (the goals of the validation)?"""
     table = result.table()
-    rows = table[table["metric"] == metric]
-    return pd.DataFrame({"retriever": rows["retriever"], "recovered": rows["recovered"],
-                         "share_ok": rows["recovered"].between(*share), "over": rows["over_credit"],
-                         "over_ok": rows["over_credit"] <= credit, "under": rows["under_credit"],
+    return goals_of(table[table["metric"] == metric], share, credit)
+
+
+GOALS = ("share_ok", "over_ok", "under_ok")
+
+
+def goals_of(rows: pd.DataFrame, share: tuple[float, float], credit: float) -> pd.DataFrame:
+    """Per row of a credit table: the recovered share within ``share`` (an undefined one is not) and over-
+    and under-credit at most ``credit`` per query, as the :data:`GOALS` columns."""
+    named = {"retriever": rows["retriever"]} if "retriever" in rows else {}
+    return pd.DataFrame({**named, "recovered": rows["recovered"],
+                         "share_ok": rows["recovered"].astype(float).between(*share),
+                         "over": rows["over_credit"], "over_ok": rows["over_credit"] <= credit,
+                         "under": rows["under_credit"],
                          "under_ok": rows["under_credit"] <= credit}).reset_index(drop=True)
 
 

@@ -81,7 +81,7 @@ def export_decisions(campaign: Campaign, folder: str | Path,
 
     folder = Path(folder)
     report = report or campaign_report(campaign)
-    final = report.final.astype(object).where(report.final.notna(), None).to_dict(orient="records")
+    final = _records(report.final)
     files = {
         "decisions.jsonl": campaign.decisions(),
         "history.jsonl": campaign.history(),
@@ -102,12 +102,15 @@ def export_labels(campaign: Campaign, path: str | Path) -> Path:
     from toolex.review.items import labels_of
     from toolex.review.report import final_decisions
 
-    final = final_decisions(campaign).astype(object)
-    rows = final.where(final.notna(), None).to_dict(orient="records")
-    labels = labels_of(rows, {it.item_id: it for it in campaign.items()})
+    labels = labels_of(_records(final_decisions(campaign)), {it.item_id: it for it in campaign.items()})
     if not labels:
         raise InputError(campaign.path, "no decided candidate item to export as labels")
     return write_jsonl(path, labels)
+
+
+def _records(frame: Any) -> list[dict[str, Any]]:
+    """A data frame's rows as dicts, missing values as None."""
+    return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
 
 
 def _plain(value: Any) -> Any:
