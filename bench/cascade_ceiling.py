@@ -28,8 +28,8 @@ from toolex.annotate.judges.factory import offline_judge
 from toolex.annotate.pipeline import AnnotateConfig
 from toolex.annotate.records import Decomposition, Verdict
 from toolex.data.registry import own_gold_rule
+from toolex.experiments.workspace import ensure_runs, ensure_toolex, slug
 from toolex.io.atomic import write_json
-from toolex.report.artifacts import ensure_runs, ensure_toolex, slug
 from toolex.report.context import open_report
 from toolex.report.validation import VALIDATION_BENCHMARK, goal_check, validate_folder, validation_settings
 from toolex.validate.gold import GoldRecord, benchmark_gold

@@ -3,7 +3,7 @@
 .PHONY: baselines bench-bm25 bench-dense bench-retrieval test-retrieval finetune
 
 baselines: setup ## BM25 and MiniLM, one-to-one, on the default benchmarks (artifacts/results/baselines.*)
-	$(PY) -m toolex.retrieval.baselines
+	$(PY) -m toolex.experiments.baselines
 
 bench-bm25: setup ## BM25 throughput, toolex interface against raw bm25s (one JSON object)
 	$(PY) bench/bench_bm25.py

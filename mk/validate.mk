@@ -4,7 +4,7 @@
 
 PY ?= python
 
-.PHONY: calibrate validate bench-cascade bench-ceiling
+.PHONY: calibrate validate validate-folder bench-cascade bench-ceiling
 
 calibrate: ## choose and fit the default offline judge across sources, leave-one-source-out (writes toolex/annotate/judges/offline_mpnet.json and data/validation/judge_transfer.json)
 	$(PY) bench/judge_transfer.py --write-default --out data/validation/judge_transfer.json

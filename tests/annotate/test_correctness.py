@@ -155,8 +155,8 @@ def test_a_failed_decomposition_stays_in_every_denominator_and_is_flagged(tmp_pa
 
 
 def test_failed_decomposition_is_missing_from_the_subquery_run(tmp_path, bench, monkeypatch):
-    from toolex.report import artifacts
-    from toolex.report.settings import ReportSettings
+    from toolex.experiments import workspace as artifacts
+    from toolex.experiments.settings import ReportSettings
 
     monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "artifacts"))
     folder = _run(bench, tmp_path / "run", fail=("q2",))

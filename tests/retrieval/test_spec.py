@@ -55,7 +55,7 @@ def test_retrieve_command_bad_spec(data_dir, tmp_path, capsys):
 
 
 def test_baselines_table_with_provenance(data_dir, tmp_path):
-    from toolex.retrieval.baselines import run_baselines
+    from toolex.experiments.baselines import run_baselines
 
     table = run_baselines(["bm25"], ["toolret/apibank", "toolret/toolink"], data_dir=data_dir,
                           out_dir=tmp_path,

@@ -29,7 +29,7 @@ from toolex.skills.results import PAPER_LABEL
 
 @pytest.fixture(scope="module")
 def minilm():
-    from toolex.report.artifacts import retriever
+    from toolex.experiments.workspace import retriever
 
     return retriever("dense:minilm")  # the instance the annotation folder's candidate search uses too
 

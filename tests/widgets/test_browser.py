@@ -49,7 +49,7 @@ def _texts(select) -> list[str]:
 def _query_texts() -> dict[str, str]:
     """Query id -> text over the smoke setting's benchmarks, which the served inspector shows."""
     from toolex.data import load_benchmarks
-    from toolex.report.settings import SMOKE_BENCHMARKS
+    from toolex.experiments.settings import SMOKE_BENCHMARKS
 
     return {q.id: q.text for b in load_benchmarks(list(SMOKE_BENCHMARKS)) for q in b.queries}
 

@@ -192,10 +192,18 @@ def _estimate(judge: Any, queries: Sequence[Query], tools: Mapping[str, Tool], p
                           settings["verify"].max_tokens,
                           round(share * calls), prices)
 
-    # Stage 3: one representative audit per query, times its bound
+    rows["audit"] = _audit_row(judge, queries, tools, pools, bench_of, drawn, config, prices, cursor)
+    return rows
+
+
+def _audit_row(judge: Any, queries: Sequence[Query], tools: Mapping[str, Tool], pools: Mapping[str, Any],
+               bench_of: Mapping[str, str], drawn: Mapping[str, list[str]], config: Any,
+               prices: Prices | None, cursor: int) -> dict[str, Any]:
+    """Stage 3: one representative audit per query, times its bound (``cursor``: where Stage 2's draw of
+    stand-in tools stopped)."""
+    counter = judge.counters["audit"]
     prompt = completion = 0.0
     calls = 0
-    audited = 0
     for q in queries:
         pool_ids = drawn[bench_of[q.id]]
         k = min(config.top_k, len(pools[bench_of[q.id]]))
@@ -207,15 +215,13 @@ def _estimate(judge: Any, queries: Sequence[Query], tools: Mapping[str, Tool], p
         cursor += len(refs)
         subs = tuple(SubQuery(i, q.text, "", "", t) for i, t in enumerate(q.reference))
         request = judge.audit_request(AuditItem(q, subs, others, refs))
-        audited += 1
         calls += bound
-        prompt += tokens("audit", request) * bound
-        completion += counters["audit"].count(_answer("audit")) * bound
+        prompt += count_messages(counter, request.messages) * bound
+        completion += counter.count(_answer("audit")) * bound
     truncated = judge.truncation["audit"]
     share = truncated.truncated_prompts / truncated.prompts if truncated.prompts else 0.0
-    rows["audit"] = _row(models["audit"], calls, calls, prompt, completion, settings["audit"].max_tokens,
-                         round(share * calls), prices)
-    return rows
+    return _row(judge.models()["audit"], calls, calls, prompt, completion,
+                judge.clients["audit"].settings.max_tokens, round(share * calls), prices)
 
 
 def measured(ledger: Mapping[str, Any], models: Mapping[str, str] | None = None,

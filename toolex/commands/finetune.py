@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolex.retrieval.finetune import FinetuneSettings, ensure_finetuned, read_manifest, with_overrides
+    from toolex.experiments.finetune import FinetuneSettings, ensure_finetuned, read_manifest, with_overrides
 
     settings = with_overrides(FinetuneSettings(), base=args.base,
                               benchmarks=tuple(args.benchmarks) if args.benchmarks else None,

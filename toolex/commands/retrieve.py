@@ -67,6 +67,7 @@ def refuse_other_run(path: Path, identity: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from toolex.experiments.finetune import resolve_spec
     from toolex.io.trec import write_run
     from toolex.retrieval import build_retriever, retrieve_queries
 
@@ -85,9 +86,9 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     pools = tool_pools(benchmarks + extra, args.pool)
     k = min(args.k, max(len(pools[b.name]) for b in benchmarks))  # no pool ranks more tools than it holds
-    retriever = build_retriever(args.retriever, family=args.family, max_length=args.max_length,
-                                batch_size=args.batch_size, device=args.device, cache=not args.no_cache,
-                                progress=not args.quiet)
+    retriever = build_retriever(resolve_spec(args.retriever, args.data), family=args.family,
+                                max_length=args.max_length, batch_size=args.batch_size, device=args.device,
+                                cache=not args.no_cache, progress=not args.quiet)
     identity = {
         "retriever": retriever.settings(),
         "benchmarks": {b.name: b.checksum for b in benchmarks + extra},

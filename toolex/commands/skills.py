@@ -16,7 +16,7 @@ HELP = "build the SkillRet-style benchmark and SkillEq (ToolEX on skills), print
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from toolex.annotate.judges.factory import JUDGES
-    from toolex.report.settings import env_judge, env_smoke
+    from toolex.experiments.settings import env_judge, env_smoke
     from toolex.skills.artifacts import GENERATORS
 
     parser.add_argument("--smoke", type=int, default=int(env_smoke()),

@@ -33,9 +33,9 @@ Typical use by an annotation stage::
 """
 
 from toolex.llm.cache import OfflineCacheMiss, ResponseCache, request_key
-from toolex.llm.client import LLMClient, LLMConfigError, LLMRequest, LLMResult, parse_json_answer
+from toolex.llm.client import LLMClient, LLMConfigError, LLMRequest, LLMResult
 from toolex.llm.ledger import Ledger, StageCounts
-from toolex.llm.schema import SchemaViolation, is_valid, validate
+from toolex.llm.schema import SchemaViolation, is_valid, parse_json_answer, validate
 from toolex.llm.settings import LLMSettings, SettingsError
 
 __all__ = [

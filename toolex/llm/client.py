@@ -9,8 +9,6 @@ read as a "no", and never replayed from the cache as an answer (a later run asks
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import re
 import threading
@@ -23,8 +21,8 @@ from typing import Any
 from toolex.errors import ToolexError
 from toolex.llm.cache import OfflineCacheFailure, OfflineCacheMiss, ResponseCache, request_key
 from toolex.llm.ledger import Ledger
-from toolex.llm.retry import Action, Outcome, RetryPolicy, RetryState
-from toolex.llm.schema import SchemaViolation, validate
+from toolex.llm.retry import Action, Outcome, RetryPolicy, RetryState, response_body, retry_after
+from toolex.llm.schema import MalformedAnswer, parse_json_answer, schema_instruction
 from toolex.llm.settings import LOCAL_MODEL_ALIAS, LLMSettings
 
 Message = dict[str, Any]
@@ -68,10 +66,6 @@ class LLMUnreachable(LLMConfigError):
     """Nothing answers at the endpoint (refused, unresolvable or timed out)."""
 
 
-class _Malformed(Exception):
-    pass
-
-
 @dataclass
 class _Attempt:
     """One HTTP request and how it ended; ``data`` is the validated answer when the outcome is ``answer``."""
@@ -83,33 +77,6 @@ class _Attempt:
     exc: Exception | None = None
     usage: tuple[int, int] = (0, 0)
     data: Any = None
-
-
-def parse_json_answer(text: str, finish_reason: str | None, schema: dict[str, Any]) -> Any:
-    """Parse and validate one answer; raise ``_Malformed`` with the reason otherwise."""
-    if finish_reason == "length":
-        raise _Malformed("truncated answer (finish_reason == 'length'); raise max_tokens")
-    body = text.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", body, flags=re.DOTALL)
-    if fenced:
-        body = fenced.group(1)
-    try:
-        value = json.loads(body)
-    except ValueError as exc:
-        raise _Malformed(f"invalid JSON: {exc}") from None
-    try:
-        validate(value, schema)
-    except SchemaViolation as exc:
-        raise _Malformed(f"schema violation: {exc}") from None
-    return value
-
-
-def schema_instruction(schema: dict[str, Any]) -> str:
-    """The instruction added to the prompt when the server cannot constrain output by schema."""
-    return (
-        "Answer with a single JSON object and nothing else (no prose, no code fence). "
-        f"It must validate against this JSON schema:\n{json.dumps(schema, sort_keys=True)}"
-    )
 
 
 class LLMClient:
@@ -319,7 +286,7 @@ class LLMClient:
             if mode != "prompt" and rejected_format and self._step_down(mode):
                 return _Attempt(Outcome.STEP_DOWN, error=error)  # llama-cpp-python answers it with HTTP 500
             outcome = Outcome.TRANSIENT if status == 429 or status >= 500 else Outcome.REJECTED
-            return _Attempt(outcome, error=error, exc=exc, raw=_body(exc) or "")
+            return _Attempt(outcome, error=error, exc=exc, raw=response_body(exc) or "")
         except openai.APIResponseValidationError as exc:
             return _Attempt(Outcome.MALFORMED, error=f"unreadable response body: {exc}")
         pt = getattr(getattr(response, "usage", None), "prompt_tokens", 0) or 0
@@ -332,7 +299,7 @@ class LLMClient:
         raw, finish = choices[0].message.content or "", choices[0].finish_reason
         try:
             data = parse_json_answer(raw, finish, schema)
-        except _Malformed as exc:
+        except MalformedAnswer as exc:
             return _Attempt(Outcome.MALFORMED, raw=raw, finish=finish, error=str(exc), usage=(pt, ct))
         return _Attempt(Outcome.ANSWER, raw=raw, finish=finish, usage=(pt, ct), data=data)
 
@@ -349,7 +316,7 @@ class LLMClient:
             usage = {"prompt_tokens": usage["prompt_tokens"] + a.usage[0],
                      "completion_tokens": usage["completion_tokens"] + a.usage[1]}
             state = replace(state, attempts=state.attempts + 1)
-            decision = self.retry.decide(a.outcome, state, _retry_after(a.exc))
+            decision = self.retry.decide(a.outcome, state, retry_after(a.exc))
             state = decision.state
             if decision.retry:
                 self.ledger.record_retry(stage)
@@ -421,19 +388,3 @@ def _as_request(item: LLMRequest | Mapping[str, Any] | tuple[Any, ...]) -> LLMRe
     if isinstance(item, Mapping):
         return LLMRequest(list(item["messages"]), dict(item["schema"]), item.get("name", "answer"))
     return LLMRequest(*item)
-
-
-def _retry_after(exc: Exception | None) -> float | None:
-    """The Retry-After header (seconds) of a failed HTTP response, if it has a readable one."""
-    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-    with contextlib.suppress(TypeError, ValueError):
-        return float(headers.get("retry-after", 0))
-    return None
-
-
-def _body(exc: Any) -> str | None:
-    response = getattr(exc, "response", None)
-    try:
-        return None if response is None else response.text
-    except Exception:  # noqa: BLE001 - the body is best effort
-        return None

@@ -17,11 +17,12 @@ The failure budget spans runs: a request whose cached failures reach ``max_faile
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Outcome(str, Enum):
@@ -128,3 +129,20 @@ class RetryPolicy:
     def exhausted(self, failures: int) -> bool:
         """Whether a request with ``failures`` cached failed answers (across runs) is no longer asked."""
         return failures >= self.max_failed
+
+
+def retry_after(exc: Exception | None) -> float | None:
+    """The Retry-After header (seconds) of a failed HTTP response, if it has a readable one."""
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    with contextlib.suppress(TypeError, ValueError):
+        return float(headers.get("retry-after", 0))
+    return None
+
+
+def response_body(exc: Any) -> str | None:
+    """The text of a failed HTTP response, if it has one."""
+    response = getattr(exc, "response", None)
+    try:
+        return None if response is None else response.text
+    except Exception:  # noqa: BLE001 - the body is best effort
+        return None

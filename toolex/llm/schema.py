@@ -8,6 +8,8 @@ silently checks less than it says.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 _KNOWN = {
@@ -102,3 +104,34 @@ def is_valid(value: Any, schema: dict[str, Any]) -> bool:
     except SchemaViolation:
         return False
     return True
+
+
+class MalformedAnswer(Exception):
+    """An answer that is not JSON, violates its schema or was cut off."""
+
+
+def parse_json_answer(text: str, finish_reason: str | None, schema: dict[str, Any]) -> Any:
+    """Parse and validate one answer; raise :class:`MalformedAnswer` with the reason otherwise."""
+    if finish_reason == "length":
+        raise MalformedAnswer("truncated answer (finish_reason == 'length'); raise max_tokens")
+    body = text.strip()
+    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", body, flags=re.DOTALL)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        value = json.loads(body)
+    except ValueError as exc:
+        raise MalformedAnswer(f"invalid JSON: {exc}") from None
+    try:
+        validate(value, schema)
+    except SchemaViolation as exc:
+        raise MalformedAnswer(f"schema violation: {exc}") from None
+    return value
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """The instruction added to the prompt when the server cannot constrain output by schema."""
+    return (
+        "Answer with a single JSON object and nothing else (no prose, no code fence). "
+        f"It must validate against this JSON schema:\n{json.dumps(schema, sort_keys=True)}"
+    )

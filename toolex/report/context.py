@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolex.report.artifacts import Annotated, Workspace, ensure_annotations
+from toolex.experiments.settings import ReportSettings
+from toolex.experiments.workspace import Annotated, Workspace, ensure_annotations
 from toolex.report.provenance import footer, provenance
-from toolex.report.settings import ReportSettings
 
 
 @dataclass

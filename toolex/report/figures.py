@@ -78,7 +78,8 @@ def combinations_bars(before_after: pd.DataFrame, paper_valid: float | None = No
     return fig
 
 
-def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the base retriever") -> Any:
+def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the base retriever",
+                  measure: str = "NDCG@10") -> Any:
     """Per pair: the one-to-one (Tool-DE) gain and the ToolEq gain, the illusion share written above; pairs
     with ``*_interval`` columns (lists ``[low, high]``) get error bars and the share's interval, and a
     ``source`` column names where each pair comes from under its label."""
@@ -109,7 +110,7 @@ def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the b
     ax.set_xticks(x, [f"{b}\n→ {t}" + (f"\n({src})" if src else "")
                       for b, t, src in zip(gains.base, gains.fine_tuned, sources)], fontsize=7)
     ax.axhline(0, color="black", lw=0.6)
-    ax.set_ylabel("NDCG@10 gain (points)")
+    ax.set_ylabel(f"{measure} gain (points)")
     set_title(ax, title)
     _legend_beside(ax)
     return fig

@@ -1,4 +1,4 @@
-"""MiniLM fine-tuned on one-to-one labels (:mod:`toolex.retrieval.finetune`) beside other retrievers, scored
+"""MiniLM fine-tuned on one-to-one labels (:mod:`toolex.experiments.finetune`) beside other retrievers, scored
 on the held-out queries only (none of them trained it), under one-to-one and ToolEq: our own base /
 fine-tuned pair of Figure 3 (and the pair trained on ToolEq labels) and the held-out rows of Table 2."""
 
@@ -11,11 +11,11 @@ from typing import Any
 
 import pandas as pd
 
-from toolex.report.artifacts import ensure_run
+from toolex.experiments.finetune import FinetuneSettings, ensure_finetuned, evaluation_queries, read_manifest
+from toolex.experiments.settings import ReportSettings
+from toolex.experiments.workspace import ensure_run
 from toolex.report.context import Report
 from toolex.report.results import evaluate_runs
-from toolex.report.settings import ReportSettings
-from toolex.retrieval.finetune import FinetuneSettings, ensure_finetuned, evaluation_queries, read_manifest
 
 BASE = "dense:minilm"
 TUNED = "dense:minilm-ft"

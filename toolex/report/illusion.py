@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from toolex.metrics import Measure
-from toolex.metrics.long import AVG, QUERY_LEVEL
+from toolex.metrics.long import QUERY_LEVEL
 from toolex.metrics.measures import HEADLINE
 from toolex.paper.claims import finetuning_gains, illusion_share
 
@@ -30,24 +30,6 @@ def paper_illusion(table2: pd.DataFrame, metric: str = HEADLINE.key, printed: bo
         gains["illusion_share_pct"] = gains.illusion_share_unrounded_pct
     gains["source"] = "reported by the paper"
     return gains
-
-
-def own_illusion(results: pd.DataFrame, pairs: Sequence[tuple[str, str]], metric: str = HEADLINE.key,
-                 level: str = QUERY_LEVEL) -> pd.DataFrame:
-    """Gains and illusion share of configured (base, fine-tuned) retriever pairs from our main-results table
-    (the ``Avg`` rows: mean over categories)."""
-    rows = results[(results.level == level) & (results.category == AVG)
-                   & (results.metric == Measure.parse(metric).key)]
-    means = rows.set_index("retriever")[["one_to_one", "tooleq"]]
-    out = []
-    for base, tuned in pairs:
-        if base not in means.index or tuned not in means.index:
-            raise KeyError(f"pair ({base}, {tuned}): both retrievers must be in the results table")
-        gain = means.loc[tuned] - means.loc[base]
-        share = illusion_share(gain.one_to_one, gain.tooleq) if gain.one_to_one else float("nan")
-        out.append({"size": tuned, "base": base, "fine_tuned": tuned, "tool_de_gain": gain.one_to_one,
-                    "tooleq_gain": gain.tooleq, "illusion_share_pct": 100 * share, "source": "ours"})
-    return pd.DataFrame(out)
 
 
 #: Column names as a reader of the tables sees them.

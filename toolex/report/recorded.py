@@ -19,7 +19,7 @@ from toolex.annotate.stats import table1
 from toolex.data import load_benchmark
 from toolex.data.records import Benchmark, Query
 from toolex.errors import InputError
-from toolex.report.artifacts import ensure_toolex, slug
+from toolex.experiments.workspace import ensure_toolex, slug
 
 AGREEMENT_FILE = "agreement.json"
 

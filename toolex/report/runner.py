@@ -19,7 +19,7 @@ from pathlib import Path
 
 from toolex import paths
 from toolex.annotate.judges.factory import JUDGES
-from toolex.report.settings import flag
+from toolex.experiments.settings import flag
 
 NOTEBOOK = re.compile(r"^\d\d_.+\.ipynb$")
 

@@ -47,9 +47,9 @@ from toolex.annotate.records import Verdict
 from toolex.annotate.verification import verified_sets
 from toolex.data.records import Benchmark
 from toolex.data.registry import load_benchmark, own_gold, own_gold_rule
+from toolex.experiments.settings import DEFAULT_RETRIEVERS, ReportSettings
+from toolex.experiments.workspace import Workspace, ensure_runs
 from toolex.io.annotations import Annotation
-from toolex.report.artifacts import Workspace, ensure_runs
-from toolex.report.settings import DEFAULT_RETRIEVERS, ReportSettings
 from toolex.report.validation import GOALS, goals_of
 from toolex.validate import validate
 from toolex.validate.gold import GoldRecord, benchmark_gold

@@ -20,12 +20,16 @@ from typing import Any
 
 import pandas as pd
 
+from toolex import paths
+from toolex.annotate.artifacts import ArtifactFolder
+from toolex.data import load_benchmark
 from toolex.data.records import Benchmark
 from toolex.data.registry import own_gold_rule
-from toolex.io.annotations import Annotation
-from toolex.report.artifacts import ensure_runs
+from toolex.experiments.settings import DEFAULT_RETRIEVERS, ReportSettings
+from toolex.experiments.workspace import Workspace, ensure_runs
+from toolex.io.annotations import Annotation, read_annotations
+from toolex.io.atomic import write_json
 from toolex.report.context import Report, open_report
-from toolex.report.settings import DEFAULT_RETRIEVERS, ReportSettings
 from toolex.validate import ValidationResult, validate
 from toolex.validate.core import RunLike
 from toolex.validate.gold import GoldRecord, benchmark_gold
@@ -114,9 +118,6 @@ def validate_folder(folder: str | Path, runs: Mapping[str, RunLike], k: int = 10
                     seed: int = 0) -> FolderValidation:
     """Validate the annotations of a finished ToolEX folder against its benchmark's own human gold (the
     folder's queries only)."""
-    from toolex.annotate.artifacts import ArtifactFolder
-    from toolex.data import load_benchmark
-    from toolex.io.annotations import read_annotations
 
     artifacts = ArtifactFolder(folder)
     manifest = artifacts.manifest()
@@ -130,7 +131,6 @@ def validate_folder(folder: str | Path, runs: Mapping[str, RunLike], k: int = 10
 def keep_validation(folder: str | Path, runs: Mapping[str, RunLike], out: str | Path, label: str,
                     k: int = 10, bootstrap: int = 1000, seed: int = 0) -> ValidationResult:
     """:func:`validate_folder`, kept as ``out`` (read back by :func:`recorded_validations`)."""
-    from toolex.io.atomic import write_json
 
     done = validate_folder(folder, runs, k, bootstrap, seed)
     manifest, benchmark, result = done.manifest, done.benchmark, done.result
@@ -148,7 +148,6 @@ def keep_validation(folder: str | Path, runs: Mapping[str, RunLike], out: str | 
 def recorded_validations(folder: str | Path | None = None) -> dict[str, ValidationResult]:
     """The kept validations of other judges (``data/validation/sgd_report_*.json``, ``toolex validate --json``
     output), named by their judge and sample; the credit table is rebuilt from each file's summary."""
-    from toolex import paths
 
     root = Path(folder) if folder else paths.validation_dir()
     out: dict[str, ValidationResult] = {}
@@ -170,7 +169,6 @@ def recorded_validations(folder: str | Path | None = None) -> dict[str, Validati
 
 def tradeoff_frame(path: str | Path | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The cascade's trade-off curve kept by ``bench/cascade_tradeoff.py`` and its description."""
-    from toolex import paths
 
     path = Path(path) if path else paths.validation_dir() / "cascade_local_llm_sample.json"
     data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -182,7 +180,6 @@ def ceiling_frame(path: str | Path | None = None) -> tuple[pd.DataFrame, dict[st
     """The cascade's ceiling kept by ``bench/cascade_ceiling.py``: a row per variant and retriever (items sent
     to the stand-in verifier, expansion recall and precision, recovered share, over- and under-credit at
     NDCG@10) and the description of the run."""
-    from toolex import paths
 
     path = Path(path) if path else paths.validation_dir() / "cascade_ceiling_sgd_report.json"
     data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -195,19 +192,32 @@ def ceiling_frame(path: str | Path | None = None) -> tuple[pd.DataFrame, dict[st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="write the kept validation report of one judge")
+    parser = argparse.ArgumentParser(description="write the kept validation report of one judge: "
+                                                 "annotate the benchmark with --judge, or validate a "
+                                                 "finished --folder")
     parser.add_argument("--judge", default="offline")
     parser.add_argument("--benchmark", default=VALIDATION_BENCHMARK)
     parser.add_argument("--sample", type=int, default=None, help="queries (default: all)")
+    parser.add_argument("--folder", help="a finished ToolEX folder on an sgd/* benchmark (an LLM run, a "
+                                         "sample) to validate instead of annotating")
+    parser.add_argument("--label", help="with --folder: what the run is, as the kept file names it")
     parser.add_argument("--out", required=True, help="JSON report to write")
     args = parser.parse_args(argv)
-    report = open_report(validation_settings(args.judge, args.sample, benchmark=args.benchmark))
-    result, provenance = judge_validation(report), validation_provenance(report)
-    from toolex.io.atomic import write_json
-
-    record = {"provenance": provenance, **result.summary(),
-              "goals": goal_check(result).to_dict(orient="records")}
-    write_json(Path(args.out), json.loads(json.dumps(record, default=str)))
+    if args.folder:
+        if not args.label:
+            parser.error("--folder needs --label")
+        manifest = ArtifactFolder(args.folder).manifest()
+        benchmark = load_benchmark(manifest["benchmarks"][0]["name"])
+        workspace = Workspace(ReportSettings.make([benchmark.name], DEFAULT_RETRIEVERS), [benchmark],
+                              list(benchmark.queries))
+        result = keep_validation(args.folder, ensure_runs(list(DEFAULT_RETRIEVERS), workspace), args.out,
+                                 args.label)
+    else:
+        report = open_report(validation_settings(args.judge, args.sample, benchmark=args.benchmark))
+        result, provenance = judge_validation(report), validation_provenance(report)
+        record = {"provenance": provenance, **result.summary(),
+                  "goals": goal_check(result).to_dict(orient="records")}
+        write_json(Path(args.out), json.loads(json.dumps(record, default=str)))
     print(result.table().round(4).to_string())
     return 0
 

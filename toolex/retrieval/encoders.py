@@ -19,7 +19,7 @@ MINILM_ALIASES = ("minilm", "all-minilm-l6-v2", "sentence-transformers/all-minil
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MPNET_ALIASES = ("mpnet", "all-mpnet-base-v2", "sentence-transformers/all-mpnet-base-v2")
 MPNET_ID = "sentence-transformers/all-mpnet-base-v2"
-#: The alias of the fine-tuned MiniLM (:mod:`toolex.retrieval.finetune`).
+#: The alias of the fine-tuned MiniLM (:mod:`toolex.experiments.finetune` resolves it to a model folder).
 FINETUNED_ALIAS = "minilm-ft"
 #: Word pieces all-mpnet-base-v2 reads (the sentence-transformers default is 384; the model was trained on
 #: 128,
@@ -49,14 +49,15 @@ def mpnet_path() -> Path:
 
 
 def embedded_model(model: str) -> tuple[str, str] | None:
-    """``(local folder, hub id)`` of an embedded model alias (``minilm``, ``mpnet``, ``minilm-ft``: MiniLM
-    fine-tuned with the default settings of :mod:`toolex.retrieval.finetune`, trained on first use), else
-    None."""
+    """``(local folder, hub id)`` of an embedded model alias (``minilm``, ``mpnet``), else None. The alias of
+    the fine-tuned MiniLM (``minilm-ft``) is resolved one layer up, by
+    :func:`toolex.experiments.finetune.resolve_spec`, and never trains here."""
     if model.lower() == FINETUNED_ALIAS:
-        from toolex.retrieval.finetune import ensure_finetuned
+        from toolex.errors import InputError
 
-        folder = ensure_finetuned()
-        return str(folder), f"toolex/{folder.name}"
+        raise InputError(None, f"'{FINETUNED_ALIAS}' names a fine-tuned model: resolve it with "
+                               "toolex.experiments.finetune.resolve_spec (the commands and notebooks do), or "
+                               "pass its folder (dense:<folder>)")
     if model.lower() in MINILM_ALIASES:
         return str(minilm_path()), MINILM_ID
     if model.lower() in MPNET_ALIASES:

@@ -206,7 +206,7 @@ def work_folder(benchmark: Benchmark) -> Path:
 def skilleq_key(benchmark: Benchmark) -> str:
     """What decides a SkillEq folder besides the judge and the config: the benchmark's files (queries and pool
     ids), the corpus the skill texts come from and the query ids (the report layer's fingerprint)."""
-    from toolex.report.artifacts import fingerprint
+    from toolex.experiments.workspace import fingerprint
 
     corpus = benchmark.meta.get("corpus", {}).get("checksum")
     return fingerprint(benchmark.checksum, corpus, [q.id for q in benchmark.queries])
@@ -218,13 +218,13 @@ def ensure_skilleq(benchmark: Benchmark, judge: str = "offline", config: Annotat
     folder.
 
     The folder is the report layer's cached annotation folder
-    (:func:`toolex.report.artifacts.ensure_toolex`,
+    (:func:`toolex.experiments.workspace.ensure_toolex`,
     ``annotations/skilleq-<setting>-<generator>-<judge>-<key>``): reused when complete, else computed with the
     judge :func:`toolex.annotate.judges.build_judge` makes, its key from :func:`skilleq_key`, the judge's own
     settings and ``config`` (default :class:`AnnotateConfig`).
     """
     from toolex.annotate.pipeline import AnnotateConfig
-    from toolex.report.artifacts import ensure_toolex
+    from toolex.experiments.workspace import ensure_toolex
 
     config = config or AnnotateConfig()
     label = f"skilleq-{benchmark_folder(benchmark).name}-{slug(judge)}"

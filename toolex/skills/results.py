@@ -10,10 +10,10 @@ from typing import Any
 import pandas as pd
 
 from toolex.data.records import Benchmark
+from toolex.experiments.baselines import DEFAULT_RETRIEVERS
 from toolex.io.annotations import read_annotations
 from toolex.metrics import ONE_TO_ONE, TOOLEQ, evaluate, long
 from toolex.metrics.measures import HEADLINE
-from toolex.retrieval.baselines import DEFAULT_RETRIEVERS
 
 #: Display names of our retrievers, matching the paper's row names where the model is the same.
 DISPLAY = {"bm25": "BM25 (bm25s)", "dense:minilm": "all-MiniLM-L6-v2"}

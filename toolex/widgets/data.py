@@ -15,7 +15,7 @@ from toolex.io.trec import Run, ranked
 from toolex.metrics import Evaluation, GroundTruth
 
 if TYPE_CHECKING:
-    from toolex.report.artifacts import Annotated, Workspace
+    from toolex.experiments.workspace import Annotated, Workspace
 
 GROUND_TRUTH = "ground truth"
 EQUIVALENT = "verified equivalent"
@@ -70,7 +70,8 @@ class InspectorData:
     @classmethod
     def from_report(cls, workspace: Workspace, annotated: Annotated,
                     runs: Mapping[str, Run]) -> InspectorData:
-        """From :class:`toolex.report.artifacts.Workspace` and :class:`~toolex.report.artifacts.Annotated`."""
+        """From a :class:`~toolex.experiments.workspace.Workspace` and its
+        :class:`~toolex.experiments.workspace.Annotated`."""
         label = (f"Data: {workspace.describe()} · Judge: {annotated.judge_name} · "
                  f"Retrievers: {', '.join(runs)}")
         return cls.build(workspace.queries, workspace.tools, annotated.annotations, runs,

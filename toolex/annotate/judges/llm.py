@@ -37,7 +37,7 @@ from toolex.annotate.prompts import (
 from toolex.annotate.records import Decomposition, SubQuery, Verdict
 from toolex.errors import ToolexError
 from toolex.llm import LLMClient, LLMRequest, LLMResult, LLMSettings
-from toolex.llm.client import schema_instruction
+from toolex.llm.schema import schema_instruction
 from toolex.llm.settings import STAGES
 from toolex.llm.tokens import TokenCounter, counter_for
 

@@ -24,12 +24,18 @@ from typing import Any
 
 from toolex import __version__, paths
 from toolex.annotate.artifacts import ArtifactFolder
+from toolex.annotate.judges import build_judge
+from toolex.annotate.judges.scoring import default_model
+from toolex.annotate.keys import annotation_key, judge_identity, offline_identity
+from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 from toolex.data import load_benchmarks, tool_pools
 from toolex.data.checksum import combine_checksums
 from toolex.data.records import Benchmark, Query, Tool
+from toolex.experiments.finetune import resolve_spec
+from toolex.experiments.settings import ReportSettings
 from toolex.io.annotations import Annotation, one_to_one, read_annotations
 from toolex.io.trec import Run, read_run, write_run
-from toolex.report.settings import ReportSettings
+from toolex.retrieval import build_retriever, retrieve_queries, subquery_retrieve
 
 _RETRIEVERS: dict[str, Any] = {}
 
@@ -46,9 +52,8 @@ def slug(text: str) -> str:
 def retriever(spec: str) -> Any:
     """One retriever per spec per process (models load once)."""
     if spec not in _RETRIEVERS:
-        from toolex.retrieval import build_retriever
 
-        _RETRIEVERS[spec] = build_retriever(spec)
+        _RETRIEVERS[spec] = build_retriever(resolve_spec(spec))
     return _RETRIEVERS[spec]
 
 
@@ -133,15 +138,12 @@ def _judge_key(kind: str, config: Any, judge: Any = None) -> dict[str, Any]:
     """What decides a judge's outputs, for the folder key, from the judge's own settings
     (:mod:`toolex.annotate.keys`): a built ``judge`` as given; an LLM judge ``kind`` is built (no call is
     made); the offline judge is keyed by its score model and encoder spec, without loading the encoder."""
-    from toolex.annotate.keys import judge_identity, offline_identity
 
     if judge is not None:
         return judge_identity(judge)
     if kind == "offline":
-        from toolex.annotate.judges.scoring import default_model
 
         return offline_identity(default_model(), config.retriever)
-    from toolex.annotate.judges import build_judge
 
     return judge_identity(build_judge(kind, progress=False))
 
@@ -153,18 +155,14 @@ def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries
     (or the built ``judge``), reused when complete, else computed; the fingerprint covers ``key``, every
     stage's judge settings, ``config``, the stages' code versions and the package version
     (:func:`toolex.annotate.keys.annotation_key`), so a folder made with other settings is never reused."""
-    from toolex.annotate.keys import annotation_key
-    from toolex.annotate.pipeline import ToolEX
 
     if judge is None and kind != "offline":
-        from toolex.annotate.judges import build_judge
 
         judge = build_judge(kind, progress=progress)  # cheap for an LLM judge: its key comes from it
     identity = _judge_key(kind, config, judge)
     folder = ArtifactFolder(paths.artifacts_dir() / "annotations"
                             / f"{label}-{annotation_key(key, identity, config, __version__)}")
     if not (folder.manifest().get("files") and folder.annotations_path().exists()):
-        from toolex.annotate.judges import build_judge
 
         embedder = retriever(config.retriever)
         judge = judge or build_judge(kind, embedder=embedder, progress=progress)
@@ -176,7 +174,6 @@ def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries
 def ensure_annotations(workspace: Workspace, judge_kind: str | None = None,
                        progress: bool = False) -> Annotated:
     """The ToolEX artifacts of the workspace's queries with a judge, reused when present, else computed."""
-    from toolex.annotate.pipeline import AnnotateConfig
 
     kind = judge_kind or workspace.settings.judge
     folder = ensure_toolex(slug(kind), workspace.key, workspace.benchmarks, workspace.queries,
@@ -191,7 +188,6 @@ def _run_path(spec: str, kind: str, key: str) -> Path:
 def ensure_run(spec: str, workspace: Workspace, depth: int = 100) -> Run:
     """The query-level run (top ``depth``, instructions applied) of a retriever over the workspace's
     queries."""
-    from toolex.retrieval import retrieve_queries
 
     pool = workspace.settings.pool
     path = _run_path(spec, pool, fingerprint(workspace.key, spec, pool, depth))
@@ -221,7 +217,6 @@ def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k
     evaluation scores it 0 and counts it in ``missing_from_run`` (flagged), rather than scoring an empty
     ranking as retrieved.
     """
-    from toolex.retrieval import subquery_retrieve
 
     subs = annotated.subqueries()
     pool = workspace.settings.pool

@@ -1,7 +1,7 @@
 """One-to-one baseline table: BM25 and MiniLM on the default benchmarks (ToolRet subsets, ToolLens test,
 Customized).
 
-``python -m toolex.retrieval.baselines`` (``make baselines``) retrieves with pool ``all`` (the Tool-DE
+``python -m toolex.experiments.baselines`` (``make baselines``) retrieves with pool ``all`` (the Tool-DE
 default: the union of every loaded tool pool), scores NDCG / Recall / Comp@10 against C*, per subset, per
 category and overall, and writes ``results/baselines.{csv,md,json}`` under :func:`toolex.paths.artifacts_dir`
 together with the runs (``runs/baselines/<retriever>.trec``).
@@ -27,6 +27,8 @@ from toolex.data import DEFAULT_BENCHMARKS, load_benchmarks, tool_pools
 from toolex.data.checksum import combine_checksums
 from toolex.io.annotations import one_to_one
 from toolex.io.trec import write_run
+from toolex.metrics import evaluate
+from toolex.metrics.long import ALL, means
 from toolex.retrieval.base import DEFAULT_K, retrieve_queries
 from toolex.retrieval.spec import build_retriever
 
@@ -53,8 +55,6 @@ def run_baselines(retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
                   out_dir: str | Path | None = None,
                   progress: bool = True, cache: bool | str | Path = True) -> pd.DataFrame:
     """Retrieve, score one-to-one and write the table (CSV, Markdown) and its provenance (JSON)."""
-    from toolex.metrics import evaluate
-    from toolex.metrics.long import ALL, means
 
     out = Path(out_dir) if out_dir else paths.artifacts_dir()
     loaded = load_benchmarks(list(benchmarks), data_dir)

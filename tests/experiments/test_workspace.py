@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from toolex.data import DEFAULT_BENCHMARKS
-from toolex.report.artifacts import Workspace, ensure_run
-from toolex.report.settings import SMOKE_BENCHMARKS, SMOKE_SAMPLE, ReportSettings
+from toolex.experiments.settings import SMOKE_BENCHMARKS, SMOKE_SAMPLE, ReportSettings
+from toolex.experiments.workspace import Workspace, ensure_run
 
 
 def test_settings_smoke_caps_the_sample():
@@ -25,6 +25,6 @@ def test_ensure_run_caches(tmp_path, monkeypatch, data_dir):
     files = list((tmp_path / "runs" / "report").glob("bm25.all.*.trec"))
     assert len(files) == 1 and set(run) == {q.id for q in ws.queries}
     assert all(len(r) == 10 for r in run.values())
-    monkeypatch.setattr("toolex.report.artifacts.retriever", lambda spec: pytest.fail("recomputed"))
+    monkeypatch.setattr("toolex.experiments.workspace.retriever", lambda spec: pytest.fail("recomputed"))
     again = ensure_run("bm25", ws, depth=10)
     assert {q: list(r) for q, r in again.items()} == {q: list(r) for q, r in run.items()}

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from toolex.data.records import Benchmark, Query, Tool
-from toolex.retrieval import finetune
-from toolex.retrieval.finetune import (
+from toolex.experiments import finetune
+from toolex.experiments.finetune import (
     FinetuneSettings,
     Triple,
     batches,
@@ -116,8 +116,8 @@ def test_training_writes_a_model_that_retrieves(tmp_path):
 
 
 def test_a_report_fine_tunes_on_its_own_benchmarks():
+    from toolex.experiments.settings import ReportSettings
     from toolex.report.finetuning import SMOKE_FINETUNE, finetune_settings
-    from toolex.report.settings import ReportSettings
 
     full = finetune_settings(ReportSettings.make())
     assert full == FinetuneSettings()  # the default report trains the model dense:minilm-ft names

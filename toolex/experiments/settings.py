@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from toolex.data import DEFAULT_BENCHMARKS
-from toolex.retrieval.baselines import DEFAULT_RETRIEVERS
+from toolex.experiments.baselines import DEFAULT_RETRIEVERS
+from toolex.metrics.measures import Measure
 
 __all__ = ["DEFAULT_RETRIEVERS", "SMOKE_BENCHMARKS", "SMOKE_SAMPLE", "TABLE2_RETRIEVERS", "ReportSettings",
            "env_judge", "env_smoke", "flag"]
@@ -42,8 +43,9 @@ def env_judge() -> str:
 
 @dataclass(frozen=True)
 class ReportSettings:
-    """What a notebook computes on: benchmarks, retrievers, judge kind, queries per benchmark, cut-off,
-    seed."""
+    """What a notebook computes on: benchmarks, retrievers, judge kind, queries per benchmark, cut-off ``k``,
+    seed. One object per notebook run, built from its parameters cell; every helper and every provenance
+    record reads the cut-off from here."""
 
     benchmarks: tuple[str, ...] = DEFAULT_BENCHMARKS
     retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
@@ -53,7 +55,6 @@ class ReportSettings:
     seed: int = 0
     pool: str = "all"
     smoke: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def make(cls, benchmarks: Sequence[str] | None = None, retrievers: Sequence[str] | None = None,
@@ -66,6 +67,10 @@ class ReportSettings:
             benchmarks = benchmarks or SMOKE_BENCHMARKS
         return cls(tuple(benchmarks or DEFAULT_BENCHMARKS), tuple(retrievers or DEFAULT_RETRIEVERS), judge,
                    sample, k, seed, smoke=smoke)
+
+    def measure(self, name: str) -> Measure:
+        """The measure ``name`` (``ndcg``, ``recall``, ``comp``) at this run's cut-off."""
+        return Measure(name, self.k)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)

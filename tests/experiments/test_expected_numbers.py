@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from toolex import paths
-from toolex.retrieval.baselines import run_baselines
+from toolex.experiments.baselines import run_baselines
 
 EXPECTED = pd.read_csv(paths.expected_dir() / "baselines_one_to_one.csv")
 

@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import time
 from collections import Counter
@@ -40,10 +41,18 @@ from typing import Any
 from toolex import __version__, paths
 from toolex.data import DEFAULT_BENCHMARKS, load_benchmark, tool_pools
 from toolex.data.records import Benchmark, Query, Tool
+from toolex.errors import InputError
+from toolex.io.annotations import read_annotations
+from toolex.retrieval.base import retrieve_queries
+from toolex.retrieval.encoders import FINETUNED_ALIAS, embedded_model
+from toolex.retrieval.spec import build_retriever
 
 #: Benchmarks with a training split of their own: the evaluated name -> the training split's name.
 OWN_TRAIN_SPLITS = {"toollens": "toollens:train"}
 MANIFEST = "manifest.json"
+#: The trainer's identity inside model keys; it names the module's first home, so that models trained before
+#: the move keep their keys (change it when training changes).
+TRAINER = "toolex.retrieval.finetune v1"
 LABELS_ONE_TO_ONE = "one-to-one (C* positive; every other tool, equivalents included, a negative)"
 LABELS_TOOLEQ = "ToolEq (every tool of a valid combination positive, none of them a negative)"
 
@@ -130,7 +139,6 @@ def read_labels(settings: FinetuneSettings) -> dict[str, tuple[tuple[str, ...], 
     """The valid combinations by query id from the settings' annotations file (empty: one-to-one labels)."""
     if settings.labels is None:
         return {}
-    from toolex.io.annotations import read_annotations
 
     return {a.query_id: a.combinations for a in read_annotations(settings.labels)}
 
@@ -146,7 +154,6 @@ def mine_triples(base: Any, benchmarks: Sequence[Benchmark], settings: FinetuneS
     """One triple per (training query, positive tool in the pool) with the base model's best tools that are
     no positive as hard negatives, all texts in the base retriever's formats. Positives: C* (one-to-one), or
     every tool of the query's valid combinations when the settings name an annotations file."""
-    from toolex.retrieval.base import retrieve_queries
 
     labels = read_labels(settings)
     pools = tool_pools(list(benchmarks), settings.pool)
@@ -203,7 +210,7 @@ def settings_key(settings: FinetuneSettings, benchmarks: Sequence[Benchmark]) ->
     if settings.labels is not None:  # the labels by content, not by where the file lies
         chosen["labels"] = _sha256(settings.labels)
     parts = {"settings": chosen, "data": {b.name: b.checksum for b in benchmarks},
-             "trainer": "toolex.retrieval.finetune v1"}
+             "trainer": TRAINER}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
 
 
@@ -214,9 +221,6 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.losses import MultipleNegativesRankingLoss
     from tqdm.auto import tqdm
-
-    from toolex.retrieval.encoders import embedded_model
-    from toolex.retrieval.spec import build_retriever
 
     started = time.perf_counter()
     base = build_retriever(f"dense:{settings.base}")
@@ -253,26 +257,8 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
         losses.append(round(float(loss.detach()), 5))
     model.eval()
     model.max_seq_length = reads  # the tuned model reads what its base reads, so only the weights differ
-    queries = {t.query_id for t in triples}
-    tenth = max(1, len(losses) // 10)
-    manifest = {
-        "model": f"toolex/{settings.base}-ft", "base": settings.base, "settings": settings.as_dict(),
-        "labels": LABELS_ONE_TO_ONE if settings.labels is None else {
-            "source": settings.labels, "sha256": _sha256(settings.labels), "rule": LABELS_TOOLEQ,
-            "queries_with_equivalents": len({t.query_id for t in triples if t.equivalent})},
-        "reads_tokens": {"training": settings.max_length, "inference": reads},
-        "loss": "MultipleNegativesRankingLoss (in-batch negatives + mined hard negatives)",
-        "data": {b.name: b.checksum for b in benchmarks},
-        "training": {"queries": len(queries), "triples": len(triples), "steps": len(plan),
-                     "per_benchmark": dict(Counter(t.benchmark for t in triples))},
-        "held_out": "ToolRet-style subsets: sha256(seed:query id) >= train_fraction; "
-                    f"own training split for {sorted(OWN_TRAIN_SPLITS)}",
-        "losses": {"first": losses[:5], "last": losses[-5:], "mean_first_tenth": _mean(losses[:tenth]),
-                   "mean_last_tenth": _mean(losses[-tenth:])},
-        "seconds": round(time.perf_counter() - started, 1),
-        "versions": {"toolex": __version__, "torch": torch.__version__,
-                     "sentence_transformers": _st_version()},
-    }
+    manifest = _manifest(settings, benchmarks, triples, len(plan), losses, reads, started)
+    manifest["versions"]["torch"] = torch.__version__
     tmp = out.with_name(out.name + f".tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     model.save(str(tmp))
@@ -280,6 +266,30 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
     return manifest
+
+
+def _manifest(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], triples: Sequence[Triple],
+              steps: int, losses: Sequence[float], reads: int | None, started: float) -> dict[str, Any]:
+    """What a trained model's ``manifest.json`` says: settings, labels, data, training, losses, versions."""
+    queries = {t.query_id for t in triples}
+    tenth = max(1, len(losses) // 10)
+    return {
+        "model": f"toolex/{settings.base}-ft", "base": settings.base, "settings": settings.as_dict(),
+        "labels": LABELS_ONE_TO_ONE if settings.labels is None else {
+            "source": settings.labels, "sha256": _sha256(settings.labels), "rule": LABELS_TOOLEQ,
+            "queries_with_equivalents": len({t.query_id for t in triples if t.equivalent})},
+        "reads_tokens": {"training": settings.max_length, "inference": reads},
+        "loss": "MultipleNegativesRankingLoss (in-batch negatives + mined hard negatives)",
+        "data": {b.name: b.checksum for b in benchmarks},
+        "training": {"queries": len(queries), "triples": len(triples), "steps": steps,
+                     "per_benchmark": dict(Counter(t.benchmark for t in triples))},
+        "held_out": "ToolRet-style subsets: sha256(seed:query id) >= train_fraction; "
+                    f"own training split for {sorted(OWN_TRAIN_SPLITS)}",
+        "losses": {"first": list(losses[:5]), "last": list(losses[-5:]),
+                   "mean_first_tenth": _mean(losses[:tenth]), "mean_last_tenth": _mean(losses[-tenth:])},
+        "seconds": round(time.perf_counter() - started, 1),
+        "versions": {"toolex": __version__, "torch": None, "sentence_transformers": _st_version()},
+    }
 
 
 def _sha256(path: str | Path) -> str:
@@ -317,3 +327,21 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
 def with_overrides(settings: FinetuneSettings, **overrides: Any) -> FinetuneSettings:
     """``settings`` with the given fields replaced (None values ignored)."""
     return replace(settings, **{k: v for k, v in overrides.items() if v is not None})
+
+
+_ALIAS = re.compile(rf"dense:{re.escape(FINETUNED_ALIAS)}(?=$|\+)", re.IGNORECASE)
+
+
+def resolve_spec(spec: str, data_dir: str | Path | None = None) -> str:
+    """``spec`` with ``dense:minilm-ft`` (also inside ``rrf:...``) replaced by ``dense:<folder>`` of the model
+    fine-tuned with the default settings. It never trains: a missing model is an error naming the command that
+    trains it."""
+    if not _ALIAS.search(spec):
+        return spec
+    settings = FinetuneSettings()
+    benchmarks = [load_benchmark(name, data_dir) for name in settings.benchmarks]
+    folder = _model_dir(settings, settings_key(settings, benchmarks))
+    if not (folder / MANIFEST).exists():
+        raise InputError(None, f"dense:{FINETUNED_ALIAS} is not trained yet (no {folder}): run `toolex "
+                               "finetune` or `make finetune` first")
+    return _ALIAS.sub(f"dense:{folder}", spec)

@@ -1,0 +1,51 @@
+"""The package's floors (toolex.layers): imports only go down, no module loop, the README states them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from toolex import layers
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+@pytest.fixture(scope="module")
+def found():
+    return list(layers.imports())
+
+
+def test_every_package_is_on_a_floor():
+    packages = {p.name for p in layers.ROOT.iterdir() if (p / "__init__.py").exists()}
+    packages |= {p.stem for p in layers.ROOT.glob("*.py") if p.stem not in ("layers", "__main__")}
+    placed = {name for floor in layers.LAYERS for name in floor}
+    assert packages - placed == set()
+
+
+def test_no_upward_or_sideways_import(found):
+    assert layers.breaches(found) == []
+
+
+def test_no_import_loop_between_modules(found):
+    assert layers.loops(found) == []
+
+
+def test_the_check_sees_an_upward_import_and_a_loop():
+    planted = [layers.Import("toolex.retrieval.dense", "toolex.report.figures", 3, True),
+               layers.Import("toolex.data.records", "toolex.data.readers", 1, False),
+               layers.Import("toolex.data.readers", "toolex.data.records", 1, True)]
+    assert len(layers.breaches(planted)) == 1 and "toolex.report.figures" in layers.breaches(planted)[0]
+    assert layers.loops(planted) == [["toolex.data.readers", "toolex.data.records"]]
+
+
+def test_a_same_floor_import_between_packages_is_a_breach():
+    assert layers.breaches([layers.Import("toolex.review.items", "toolex.skills.store", 1, False)])
+
+
+def test_the_readme_states_the_floors_of_the_contract():
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"<!-- layers:[^>]*-->\n```\n(.*?)\n```", text, re.S)
+    assert block, "README: no generated layers block"
+    assert block.group(1) == layers.describe()
