@@ -28,6 +28,11 @@ def test_no_upward_or_sideways_import(found):
     assert layers.breaches(found) == []
 
 
+def test_toolex_imports_sit_at_module_level_but_where_a_reason_is_stated(found):
+    assert layers.local_imports(found) == []
+    assert layers.local_imports([layers.Import("toolex.report.figures", "toolex.style", 9, True)])
+
+
 def test_no_import_loop_between_modules(found):
     assert layers.loops(found) == []
 

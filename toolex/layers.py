@@ -2,7 +2,8 @@
 
 A module may import a module of its own package or of any package on a lower floor; packages on the same floor
 are independent of each other. ``python -m toolex.layers`` prints the floors and every breach (upward or
-sideways import, import loop between modules); ``tests/test_layers.py`` keeps the list empty, and the
+sideways import, a toolex import inside a function outside :data:`LOCAL_IMPORTS`, an import loop between
+modules); ``tests/test_layers.py`` keeps the list empty, and the
 README's architecture paragraph is checked against :data:`LAYERS`. Entry points (``__main__`` modules) sit
 above every floor.
 """
@@ -31,6 +32,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
 )
 ROOT = Path(__file__).resolve().parent
+#: Packages whose functions may import toolex modules, each with its reason.
+LOCAL_IMPORTS = {"commands": "toolex --help imports every command module; a command loads its work when run"}
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,14 @@ def breaches(found: list[Import] | None = None) -> list[str]:
     return out
 
 
+def local_imports(found: list[Import] | None = None) -> list[str]:
+    """Toolex imports inside functions outside :data:`LOCAL_IMPORTS` (heavy third-party imports inside
+    functions are not counted: they are what keeps a light command light)."""
+    return [f"{imp.source}:{imp.line} imports {imp.target} inside a function"
+            for imp in (found if found is not None else list(imports()))
+            if imp.local and package_of(imp.source) not in LOCAL_IMPORTS]
+
+
 def loops(found: list[Import] | None = None) -> list[list[str]]:
     """Import cycles between modules, function-level imports included (each cycle once)."""
     graph: dict[str, set[str]] = {}
@@ -166,6 +177,6 @@ def describe() -> str:
 if __name__ == "__main__":
     found = list(imports())
     print(describe())
-    problems = breaches(found) + [" -> ".join(c) for c in loops(found)]
+    problems = breaches(found) + local_imports(found) + [" -> ".join(c) for c in loops(found)]
     print("\n".join(problems) or "no upward import, no loop")
     sys.exit(1 if problems else 0)

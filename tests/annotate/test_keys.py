@@ -185,17 +185,17 @@ def test_ensure_toolex_never_reuses_a_folder_made_with_other_settings(monkeypatc
 
 
 def test_offline_folder_key_follows_the_score_model_without_loading_an_encoder(monkeypatch):
-    from toolex.annotate.judges import scoring
     from toolex.experiments import workspace as artifacts
 
     def no_model(*args, **kwargs):
         raise AssertionError("the key must not build a retriever")
 
-    monkeypatch.setattr("toolex.retrieval.build_retriever", no_model)
+    monkeypatch.setattr(artifacts, "build_retriever", no_model)
     config = AnnotateConfig()
     key = artifacts._judge_key("offline", config)
     model = default_model()
     assert artifacts._judge_key("offline", config) == key
-    monkeypatch.setattr(scoring, "default_model", lambda: dataclasses.replace(model, threshold=model.band[0]))
+    lenient = dataclasses.replace(model, threshold=model.band[0])
+    monkeypatch.setattr(artifacts, "default_model", lambda: lenient)
     assert artifacts._judge_key("offline", config) != key
     assert artifacts._judge_key("offline", AnnotateConfig(retriever="dense:minilm")) != key

@@ -161,7 +161,7 @@ def test_tooleq_labels_make_equivalents_positives_never_negatives(tmp_path, monk
     reference = query.reference[0]
     equivalent, other = [t for t in bench.tools if t != reference][:2]
     # the base ranks the equivalent first, then another tool: the one-to-one hard negative is the equivalent
-    monkeypatch.setattr("toolex.retrieval.base.retrieve_queries", lambda base, queries, k: {
+    monkeypatch.setattr(finetune, "retrieve_queries", lambda base, queries, k: {
         q.id: {t: 1.0 / (i + 1) for i, t in enumerate([equivalent, other, reference])} for q in queries})
     labels = tmp_path / "annotations.jsonl"
     labels.write_text(json.dumps({"query_id": query.id, "category": "", "reference": [reference],

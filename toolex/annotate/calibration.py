@@ -38,6 +38,7 @@ from toolex.annotate.judges.base import VerifyItem
 from toolex.annotate.judges.features import EXPECTED_SIGNS, FEATURES
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import ScoreModel
+from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 from toolex.annotate.records import Decomposition
 from toolex.annotate.verification import Slot, verification_items
 from toolex.data.records import Benchmark
@@ -70,7 +71,6 @@ class StageTwo:
 def stage_two(benchmarks: Sequence[Benchmark], judge: OfflineSimilarityJudge, config: Any = None,
               retriever: Any = None, queries: Sequence[Any] | None = None) -> StageTwo:
     """Stage 1 and Stage 2's retrieval of ToolEX over ``queries`` (default: every query of ``benchmarks``)."""
-    from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 
     config = config or AnnotateConfig()
     with tempfile.TemporaryDirectory() as folder:

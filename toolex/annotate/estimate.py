@@ -29,7 +29,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from toolex.annotate.artifacts import write_json
+from toolex.annotate.judges import build_judge
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, VerifyItem
+from toolex.annotate.judges.llm import Truncation
+from toolex.annotate.pipeline import AnnotateConfig
 from toolex.annotate.records import SubQuery
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.data.registry import tool_pools
@@ -114,7 +118,6 @@ def estimate_run(judge: Any, benchmarks: Sequence[Benchmark], queries: Sequence[
     ``config`` is the run's :class:`~toolex.annotate.pipeline.AnnotateConfig`; ``sample`` candidates per
     sub-query (drawn with ``seed`` from its pool) make the representative Stage 2 prompts.
     """
-    from toolex.annotate.judges.llm import Truncation
 
     pools = tool_pools(list(benchmarks), config.pool)
     bench_of = {q.id: b.name for b in benchmarks for q in b.queries}
@@ -279,9 +282,6 @@ def format_estimate(estimate: Mapping[str, Any]) -> str:
 def estimate_command(args: Any, benchmarks: Sequence[Benchmark], queries: Sequence[Query]) -> int:
     """``toolex annotate --estimate``: print the estimate of the run ``args`` describe, write it to
     ``<out>/estimate.json``; no LLM call, no retrieval."""
-    from toolex.annotate.artifacts import write_json
-    from toolex.annotate.judges import build_judge
-    from toolex.annotate.pipeline import AnnotateConfig
 
     if args.judge == "offline":
         raise InputError(None, "--estimate counts LLM calls: use it with --judge local or --judge api")

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
+from toolex.annotate.prompts import PROMPT_VERSION
+
 STAGES = ("decompose", "verify", "audit")
 
 #: Bumped when a stage's own code changes what it writes for the same inputs (audit 2: combinations that
@@ -77,7 +79,6 @@ def judge_stage_settings(judge: Any, stage: str) -> dict[str, Any]:
             out.update(_llm_public(client.settings))
         out.update(per_stage(stage))
         return out
-    from toolex.annotate.prompts import PROMPT_VERSION
 
     out = {"prompt_version": PROMPT_VERSION}
     for field, value in judge.describe().items():

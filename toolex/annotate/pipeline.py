@@ -38,6 +38,7 @@ from toolex.errors import ToolexError
 from toolex.io.annotations import Annotation, write_annotations
 from toolex.io.atomic import file_digest
 from toolex.io.lock import FolderLock
+from toolex.retrieval import build_retriever
 
 STAGE_FILES = {"decompose": SUBQUERIES, "verify": VERIFIED, "audit": COMBINATIONS}
 STAGE_INPUTS = {"verify": SUBQUERIES, "audit": VERIFIED}  # the artifact each later stage reads
@@ -154,7 +155,6 @@ class ToolEX:
     @property
     def retriever(self) -> Any:
         if self._retriever is None:
-            from toolex.retrieval import build_retriever
 
             self._retriever = build_retriever(self.config.retriever, progress=self.progress)
         return self._retriever

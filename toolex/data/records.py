@@ -8,6 +8,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolex.data.checksum import combine_checksums
+
 CATEGORIES = ("code", "web", "customized")
 #: Documentation fields that hold a tool's free-text description, in order of preference.
 DESCRIPTION_KEYS = ("description", "api_description", "functionality", "func_description", "summary")
@@ -145,7 +147,6 @@ class Benchmark:
 
 def merge_benchmarks(name: str, benchmarks: Iterable[Benchmark]) -> Benchmark:
     """One benchmark holding the queries and the union of the tool pools of several."""
-    from toolex.data.checksum import combine_checksums
 
     benchmarks = list(benchmarks)
     tools: dict[str, Tool] = {}

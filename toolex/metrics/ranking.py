@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from toolex.errors import InputError
+from toolex.io.trec import read_run
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,6 @@ class RunArrays:
         line)."""
         import pandas as pd
 
-        from toolex.io.trec import read_run
 
         try:
             frame = pd.read_csv(path, sep=r"\s+", header=None, dtype={0: str, 2: str}, engine="c",

@@ -8,6 +8,7 @@ from typing import Any
 
 from toolex.experiments.settings import ReportSettings
 from toolex.experiments.workspace import Annotated, Workspace, ensure_annotations
+from toolex.report.export import display_precision
 from toolex.report.provenance import footer, provenance
 
 
@@ -37,7 +38,6 @@ class Report:
 def open_report(settings: ReportSettings) -> Report:
     """Load the benchmarks and the annotation artifacts (computed with the settings' judge when missing); a
     notebook's tables then print two decimals."""
-    from toolex.report.export import display_precision
 
     display_precision()
     workspace = Workspace.load(settings)

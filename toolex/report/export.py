@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from toolex import paths
+from toolex.report.layout import check_layout
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
@@ -118,7 +119,6 @@ def save_figure(fig: Any, stem: str, footer: str, folder: str | Path | None = No
     (:mod:`toolex.report.layout`), and save it as PNG (150 dpi) and PDF under the figures folder."""
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-    from toolex.report.layout import check_layout
 
     out = Path(folder) if folder else paths.figures_dir()
     out.mkdir(parents=True, exist_ok=True)

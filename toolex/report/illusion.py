@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from toolex.metrics import Measure
-from toolex.metrics.long import QUERY_LEVEL
+from toolex.metrics.long import QUERY_LEVEL, paired
 from toolex.metrics.measures import HEADLINE
 from toolex.paper.claims import finetuning_gains, illusion_share
 
@@ -57,7 +57,6 @@ def illusion_interval(scores: pd.DataFrame, base: str, tuned: str, metric: str =
     """
     import numpy as np
 
-    from toolex.metrics.long import paired
 
     key = Measure.parse(metric).key
     rows = paired(scores[(scores.level == QUERY_LEVEL) & (scores.measure == key)

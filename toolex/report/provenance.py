@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from toolex import __version__
+from toolex import __version__, paths
+from toolex.data.checksum import file_sha256
 
 
 def provenance(data: str, data_checksum: str, settings: dict[str, Any], judge: str | None = None,
@@ -41,8 +42,6 @@ def footer(data: str, retrievers: Sequence[str] = (), judge: str | None = None, 
 
 def paper_provenance(filename: str) -> dict[str, Any]:
     """Provenance of a table that only re-arranges the paper's own numbers (a file of the paper folder)."""
-    from toolex import paths
-    from toolex.data.checksum import file_sha256
 
     path = paths.paper_dir() / filename
     return provenance(f"reported by the paper ({filename})", file_sha256(path), {"file": filename},

@@ -15,8 +15,11 @@ import pandas as pd
 
 from toolex import __version__, paths
 from toolex.annotate.artifacts import ArtifactFolder
+from toolex.annotate.judges.scoring import default_model
+from toolex.annotate.pipeline import AnnotateConfig
 from toolex.annotate.stats import table1
 from toolex.data import load_benchmark
+from toolex.data.checksum import combine_checksums
 from toolex.data.records import Benchmark, Query
 from toolex.errors import InputError
 from toolex.experiments.workspace import ensure_toolex, slug
@@ -53,7 +56,6 @@ def offline_twin(folder: str | Path, progress: bool = False,
                  loaded: tuple[list[Benchmark], list[Query]] | None = None) -> ArtifactFolder:
     """The offline judge's run on the same queries with the same settings as the recorded run (cached);
     ``loaded``: :func:`run_queries` of the folder when the caller has it already."""
-    from toolex.annotate.pipeline import AnnotateConfig
 
     run = ArtifactFolder(folder)
     config = AnnotateConfig(**run.manifest()["config"])
@@ -94,14 +96,12 @@ def agreement_table(folder: str | Path) -> pd.DataFrame:
 def offline_judge_name() -> str:
     """The name of the offline judge the twin uses (its score model's encoder), without loading the
     encoder."""
-    from toolex.annotate.judges.scoring import default_model
 
     return f"offline-similarity({default_model().encoder})"
 
 
 def run_provenance(folder: str | Path) -> dict[str, Any]:
     """What produced a recorded run's tables: its judge, settings, benchmarks and the package version."""
-    from toolex.data.checksum import combine_checksums
 
     manifest = ArtifactFolder(folder).manifest()
     benchmarks = [{k: b.get(k) for k in ("name", "checksum")} for b in manifest.get("benchmarks", [])]

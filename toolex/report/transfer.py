@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from toolex import paths
 from toolex.annotate.calibration import LabelledItems, balanced_threshold, calibrate, labelled_items
 from toolex.annotate.combine import audit_combinations
 from toolex.annotate.judges.features import FEATURES
@@ -278,7 +279,6 @@ def kept_study(path: str | Path | None = None) -> dict[str, Any]:
     """The kept study as data frames: ``leave_one_out`` (every recipe), ``chosen`` (its name), ``default``
     (the chosen model on every report part), ``sgd_only`` (the former procedure), ``labels`` (the
     per-benchmark workflow, mean and range over draws) and ``ceiling`` (a verifier right on every item)."""
-    from toolex import paths
 
     path = Path(path) if path else paths.validation_dir() / KEPT
     data = json.loads(path.read_text(encoding="utf-8"))

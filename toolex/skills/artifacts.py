@@ -24,13 +24,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolex import __version__
+from toolex.annotate.artifacts import write_json
 from toolex.annotate.keys import digest
+from toolex.annotate.pipeline import AnnotateConfig
 from toolex.data.records import Benchmark, Tool
 from toolex.errors import InputError
+from toolex.experiments.workspace import ensure_toolex, fingerprint
+from toolex.llm import LLMSettings
+from toolex.llm.local import models_endpoint
+from toolex.paths import artifacts_dir, portable, recorded_dir
 from toolex.skills.build import Generator, build_queries
+from toolex.skills.llm_writer import LLMGenerator
 from toolex.skills.loader import corpus_checksum, default_corpus, load_skills
 from toolex.skills.pool import sample_pool
 from toolex.skills.store import MANIFEST, POOL, QUERIES, read_benchmark, read_manifest, write_benchmark
+from toolex.skills.template import TemplateGenerator
 
 if TYPE_CHECKING:
     from toolex.annotate.pipeline import AnnotateConfig
@@ -60,7 +68,6 @@ class SkillSettings:
 
 
 def skills_dir() -> Path:
-    from toolex.paths import artifacts_dir
 
     return artifacts_dir() / "skills"
 
@@ -68,7 +75,6 @@ def skills_dir() -> Path:
 def recorded_skills_dir() -> Path:
     """LLM-written skill benchmarks kept with the project
     (``data/skills/<setting>-<generator>/benchmark``)."""
-    from toolex.paths import recorded_dir
 
     return recorded_dir() / "skills"
 
@@ -80,12 +86,9 @@ def slug(text: str) -> str:
 def make_generator(kind: str = "offline", progress: bool = True) -> Generator:
     """``offline`` (template), ``local`` (the local LLM server) or ``api`` (``TOOLEX_LLM_*`` settings)."""
     if kind == "offline":
-        from toolex.skills.template import TemplateGenerator
 
         return TemplateGenerator()
     if kind in ("local", "api"):
-        from toolex.llm import LLMSettings
-        from toolex.skills.llm_writer import LLMGenerator
 
         settings = LLMSettings.local_from_env() if kind == "local" else LLMSettings.from_env()
         return LLMGenerator(settings, progress=progress)
@@ -97,7 +100,6 @@ def llm_available() -> str | None:
     if os.environ.get("TOOLEX_LLM_BASE_URL"):
         return "api"
     try:
-        from toolex.llm.local import models_endpoint
 
         return "local" if models_endpoint(timeout=1.0) else None
     except Exception:  # noqa: BLE001 - an absent or broken local server means "no LLM"
@@ -182,8 +184,6 @@ def record_benchmark(benchmark: Benchmark) -> Path:
     """Copy a built benchmark folder to :func:`recorded_skills_dir` (to be committed); returns the copy."""
     import shutil
 
-    from toolex.annotate.artifacts import write_json
-    from toolex.paths import portable
 
     source = benchmark_folder(benchmark) / "benchmark"
     target = recorded_skills_dir() / benchmark_folder(benchmark).name / "benchmark"
@@ -206,7 +206,6 @@ def work_folder(benchmark: Benchmark) -> Path:
 def skilleq_key(benchmark: Benchmark) -> str:
     """What decides a SkillEq folder besides the judge and the config: the benchmark's files (queries and pool
     ids), the corpus the skill texts come from and the query ids (the report layer's fingerprint)."""
-    from toolex.experiments.workspace import fingerprint
 
     corpus = benchmark.meta.get("corpus", {}).get("checksum")
     return fingerprint(benchmark.checksum, corpus, [q.id for q in benchmark.queries])
@@ -223,8 +222,6 @@ def ensure_skilleq(benchmark: Benchmark, judge: str = "offline", config: Annotat
     judge :func:`toolex.annotate.judges.build_judge` makes, its key from :func:`skilleq_key`, the judge's own
     settings and ``config`` (default :class:`AnnotateConfig`).
     """
-    from toolex.annotate.pipeline import AnnotateConfig
-    from toolex.experiments.workspace import ensure_toolex
 
     config = config or AnnotateConfig()
     label = f"skilleq-{benchmark_folder(benchmark).name}-{slug(judge)}"

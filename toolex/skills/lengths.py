@@ -15,6 +15,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from toolex.data import load_benchmark
+from toolex.report.export import save_figure
+from toolex.report.figures import set_title
+from toolex.report.provenance import footer
+from toolex.retrieval.encoders import minilm_path
+
 TOKENIZERS = {
     "minilm": "WordPiece tokens of the all-MiniLM-L6-v2 tokenizer (bert-base-uncased vocabulary, "
               "untruncated)",
@@ -32,7 +38,6 @@ def token_lengths(texts: Iterable[str], tokenizer: str = "minilm", batch_size: i
         raise ValueError(f"unknown tokenizer {tokenizer!r}; choose one of {', '.join(TOKENIZERS)}")
     from tokenizers import Tokenizer
 
-    from toolex.retrieval.encoders import minilm_path
 
     tok = Tokenizer.from_file(str(minilm_path() / "tokenizer.json"))
     tok.no_truncation()
@@ -63,7 +68,6 @@ def length_figure(table: pd.DataFrame) -> Any:
     """Histogram (log-spaced bins, log x axis) of each group's lengths, its median dashed; not yet saved."""
     import matplotlib.pyplot as plt
 
-    from toolex.report.figures import set_title
 
     positive = table[table["tokens"] > 0]
     top = max(int(positive["tokens"].max()), 10)
@@ -86,7 +90,6 @@ def length_figure(table: pd.DataFrame) -> Any:
 
 def length_footer(data_note: str, tokenizer: str) -> str:
     """The report layer's figure footer naming ``data_note`` (which tools and skills) and the tokenizer."""
-    from toolex.report.provenance import footer
 
     return footer(data_note, note=f"Tokenizer: {TOKENIZERS.get(tokenizer, tokenizer)}")
 
@@ -95,7 +98,6 @@ def figure5(table: pd.DataFrame, tokenizer: str, data_note: str, out_dir: str | 
             stem: str = "07_figure5_doc_lengths") -> dict[str, Any]:
     """:func:`length_figure` saved as PNG and PDF by :func:`toolex.report.export.save_figure` (default folder:
     :func:`toolex.paths.figures_dir`) with :func:`length_footer`. Returns the figure and the paths."""
-    from toolex.report.export import save_figure
 
     fig = length_figure(table)
     return {"figure": fig, "paths": save_figure(fig, stem, length_footer(data_note, tokenizer), out_dir)}
@@ -112,7 +114,6 @@ def tool_vs_skill_lengths(skills: Mapping[str, Any], tokenizer: str = "minilm",
     import random
 
     if tools is None:
-        from toolex.data import load_benchmark
 
         tools = load_benchmark("toolret").tools
     groups = {"tools": [t.text for t in tools.values()], "skills": [s.text for s in skills.values()]}

@@ -15,6 +15,7 @@ from typing import Any
 
 from toolex.annotate.prompts import quote
 from toolex.data.records import Tool
+from toolex.llm import LLMClient, LLMRequest, LLMSettings
 from toolex.skills.seeds import Seed
 from toolex.skills.text import description_of, strip_names
 
@@ -61,7 +62,6 @@ class LLMGenerator:
 
     def __init__(self, settings: Any = None, client: Any = None, max_chars: int = 400,
                  progress: bool = True) -> None:
-        from toolex.llm import LLMClient, LLMSettings
 
         self.client = client or LLMClient(settings or LLMSettings.from_env())
         self.settings = self.client.settings
@@ -80,7 +80,6 @@ class LLMGenerator:
     def generate(self, seeds: Sequence[Seed],
                  pool: Mapping[str, Tool]) -> list[tuple[str | None, str | None]]:
         """``(query, None)`` per seed, or ``(None, error)`` when the endpoint gave no valid answer."""
-        from toolex.llm import LLMRequest
 
         requests = [LLMRequest(seed_messages([pool[s] for s in seed.skills], self.max_chars), SCHEMA, "query")
                     for seed in seeds]

@@ -24,6 +24,7 @@ from toolex.data.checksum import files_checksum
 from toolex.data.readers import iter_jsonl, read_records
 from toolex.data.records import Tool
 from toolex.errors import InputError
+from toolex.paths import data_dir
 
 SKILL_CATEGORY = "skill"
 #: Mirror paths look like ``mirrors/repos/<owner>@<repo>/<path>/SKILL.md``.
@@ -163,6 +164,5 @@ def corpus_checksum(path: str | Path | None = None) -> str:
 
 def default_corpus() -> Path:
     """``<data>/skills/agent_skills.jsonl.gz``."""
-    from toolex.paths import data_dir
 
     return data_dir() / "skills" / "agent_skills.jsonl.gz"

@@ -11,10 +11,15 @@ from typing import Any
 
 import pandas as pd
 
+from toolex.annotate.artifacts import ArtifactFolder
+from toolex.annotate.stats import table1
+from toolex.data import load_benchmark
 from toolex.data.checksum import combine_checksums
 from toolex.data.records import Benchmark, Tool
 from toolex.report.provenance import footer, provenance
 from toolex.skills.artifacts import SkillSettings, ensure_skill_benchmark, ensure_skilleq
+from toolex.skills.lengths import tool_vs_skill_lengths
+from toolex.skills.loader import load_skills
 
 
 @dataclass
@@ -35,7 +40,6 @@ class SkillReport:
     @cached_property
     def judge(self) -> str:
         """The judge's name as the SkillEq manifest records it."""
-        from toolex.annotate.artifacts import ArtifactFolder
 
         return str(ArtifactFolder(self.folder).manifest().get("judge", {}).get("name", self.judge_kind))
 
@@ -66,7 +70,6 @@ class SkillReport:
 
     def table1(self) -> pd.DataFrame:
         """Table 1 statistics of SkillEq (:func:`toolex.annotate.stats.table1`)."""
-        from toolex.annotate.stats import table1
 
         return table1(self.folder)
 
@@ -74,8 +77,6 @@ class SkillReport:
                 seed: int = 0) -> tuple[pd.DataFrame, str, dict[str, Any]]:
         """Figure 5's length table of ToolRet tools and every skill of the corpus, its data note and the
         provenance record of a table made from it (:func:`toolex.skills.lengths.tool_vs_skill_lengths`)."""
-        from toolex.data import load_benchmark
-        from toolex.skills.lengths import tool_vs_skill_lengths
 
         tools = load_benchmark("toolret")
         table, note = tool_vs_skill_lengths(self.skills, tokenizer, tools=tools.tools, limit=limit, seed=seed)
@@ -91,7 +92,6 @@ def open_skill_report(settings: SkillSettings, judge: str = "offline", generator
     ``generator`` None: ``recorded`` with the offline judge (an LLM-written benchmark kept in ``data/skills``,
     else the offline template), else ``auto`` (also writes with an LLM when one answers).
     """
-    from toolex.skills.loader import load_skills
 
     skills = load_skills()
     kind = generator or ("recorded" if judge == "offline" else "auto")

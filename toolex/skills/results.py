@@ -14,6 +14,8 @@ from toolex.experiments.baselines import DEFAULT_RETRIEVERS
 from toolex.io.annotations import read_annotations
 from toolex.metrics import ONE_TO_ONE, TOOLEQ, evaluate, long
 from toolex.metrics.measures import HEADLINE
+from toolex.paper import load_table3
+from toolex.retrieval import build_retriever, retrieve_queries
 
 #: Display names of our retrievers, matching the paper's row names where the model is the same.
 DISPLAY = {"bm25": "BM25 (bm25s)", "dense:minilm": "all-MiniLM-L6-v2"}
@@ -23,7 +25,6 @@ PAPER_LABEL = "reported by the paper (SkillRet / SkillEq)"
 def score_retriever(benchmark: Benchmark, annotations: Sequence[Any], retriever: Any, k: int = 10,
                     name: str = "") -> pd.DataFrame:
     """One retriever's long-form scores (:mod:`toolex.metrics.long`) on the skill pool, as system ``name``."""
-    from toolex.retrieval import retrieve_queries
 
     retriever.index(benchmark.tools)
     run = retrieve_queries(retriever, benchmark.queries, k=max(k, 100))
@@ -37,7 +38,6 @@ def table3(benchmark: Benchmark, skilleq: str | Path, retrievers: Sequence[str |
     ``skilleq``: the ToolEX folder of the benchmark (its ``annotations.jsonl``); ``retrievers``: specs or
     built retrievers.
     """
-    from toolex.retrieval import build_retriever
 
     annotations = read_annotations(Path(skilleq) / "annotations.jsonl")
     generator = benchmark.meta.get("generator", {}).get("generator", "?")
@@ -59,7 +59,6 @@ def table3(benchmark: Benchmark, skilleq: str | Path, retrievers: Sequence[str |
 
 def paper_rows() -> pd.DataFrame:
     """The paper's Table 3 (SkillRet, 4,997 queries over 17,810 skills), labelled as reported."""
-    from toolex.paper import load_table3
 
     paper = load_table3().copy()
     paper["delta"] = paper["skilleq"] - paper["skillret"]

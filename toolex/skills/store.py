@@ -16,7 +16,9 @@ from toolex.data.checksum import files_checksum
 from toolex.data.readers import iter_jsonl
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.errors import InputError
+from toolex.paths import resolve
 from toolex.skills.build import SkillQuery
+from toolex.skills.loader import default_corpus, load_skills
 
 QUERIES = "queries.jsonl"
 POOL = "pool_ids.txt"
@@ -66,8 +68,6 @@ def read_benchmark(folder: str | Path, skills: Mapping[str, Tool] | None = None)
     folder = Path(folder)
     manifest = read_manifest(folder)
     if skills is None:
-        from toolex.paths import resolve
-        from toolex.skills.loader import default_corpus, load_skills
 
         recorded = resolve(manifest.get("corpus", {}).get("path") or str(default_corpus()))
         skills = load_skills(recorded if recorded.exists() else default_corpus())

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolex.annotate.judges.base import Judge
+from toolex.annotate.judges.cascade import CascadeJudge
+from toolex.annotate.judges.llm import LLMJudge
+from toolex.annotate.judges.offline import OfflineSimilarityJudge, RetrieverEncoder
+from toolex.annotate.judges.scoring import ScoreModel, default_model
 from toolex.errors import InputError
+from toolex.llm import LLMSettings
+from toolex.llm.client import LLMConfigError
+from toolex.retrieval import build_retriever
+from toolex.retrieval.base import Embedder
 
 JUDGES = ("offline", "local", "api", "cascade")
 #: Where the cascade's LLM comes from: TOOLEX_CASCADE_LLM=local|api (default local).
@@ -15,17 +24,12 @@ CASCADE_LLM_ENV = "TOOLEX_CASCADE_LLM"
 
 def judge_encoder_spec(model: Any = None) -> str:
     """The retriever spec of the encoder the offline score model was calibrated with (``dense:mpnet``)."""
-    from toolex.annotate.judges.scoring import default_model
 
     return f"dense:{(model or default_model()).encoder}"
 
 
 def offline_judge(embedder: Any = None, model: Any = None):
     """The offline judge; ``embedder`` is used only when it runs the score model's own encoder."""
-    from toolex.annotate.judges.offline import OfflineSimilarityJudge, RetrieverEncoder
-    from toolex.annotate.judges.scoring import default_model
-    from toolex.retrieval import build_retriever
-    from toolex.retrieval.base import Embedder
 
     model = model or default_model()
     if not isinstance(embedder, Embedder) or RetrieverEncoder(embedder).short != model.encoder:
@@ -34,8 +38,6 @@ def offline_judge(embedder: Any = None, model: Any = None):
 
 
 def llm_judge(kind: str, mode: str = "per-candidate", progress: bool = True):
-    from toolex.annotate.judges.llm import LLMJudge
-    from toolex.llm import LLMSettings
 
     settings = LLMSettings.local_from_env() if kind == "local" else LLMSettings.from_env()
     return LLMJudge(settings, mode=mode, progress=progress)
@@ -48,8 +50,6 @@ def cascade_judge(embedder: Any = None, mode: str = "per-candidate", progress: b
     manifest)."""
     import os
 
-    from toolex.annotate.judges.cascade import CascadeJudge
-    from toolex.llm.client import LLMConfigError
 
     kind = llm_kind or os.environ.get(CASCADE_LLM_ENV, "local").strip() or "local"
     if kind not in ("local", "api"):
@@ -68,8 +68,6 @@ def build_judge(kind: str, embedder: Any = None, mode: str = "per-candidate", pr
     """``offline`` and ``cascade`` use ``embedder`` when it is the score model's encoder; ``api`` reads
     TOOLEX_LLM_* settings; ``budget`` caps the cascade's LLM verdicts; ``model_file``: the offline judge's
     score model (``toolex calibrate --labels`` writes one), default the packaged one."""
-    from toolex.annotate.judges.base import Judge
-    from toolex.annotate.judges.scoring import ScoreModel
 
     if model_file and kind != "offline":
         raise InputError(None, f"--judge-model applies to the offline judge, not to {kind!r}")

@@ -19,6 +19,7 @@ import numpy as np
 
 from toolex.annotate.judges.features import FEATURES
 from toolex.errors import InputError
+from toolex.io.atomic import write_json
 
 #: The calibrated default, written by ``toolex calibrate`` (see the README, "Validate annotations").
 DEFAULT_MODEL_FILE = Path(__file__).with_name("offline_mpnet.json")
@@ -104,7 +105,6 @@ class ScoreModel:
         return cls.from_json(data, str(path))
 
     def save(self, path: str | Path) -> None:
-        from toolex.io.atomic import write_json
 
         write_json(path, self.to_json(), indent=1)
 
