@@ -19,8 +19,8 @@ Training queries never overlap the queries a report evaluates:
 
 The model is written to ``<artifacts>/models/<name>-ft-<key>/`` with a ``manifest.json``; the key is a hash
 of the settings and the data checksums, so a second call with the same settings reuses the model and a
-changed setting trains a new one. ``dense:minilm-ft`` is the model of the default settings (trained on first
-use).
+changed setting trains a new one. ``dense:minilm-ft`` names the model of the default settings
+(:func:`resolve_spec`; it never trains: ``toolex finetune`` or ``make finetune`` does).
 """
 
 from __future__ import annotations

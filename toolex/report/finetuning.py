@@ -82,6 +82,13 @@ def held_out_scores(report: Report, retrievers: Sequence[str], settings: Finetun
     return HeldOut(list(retrievers), name, folder, read_manifest(folder), scores, len(held))
 
 
+def pair_scores(report: Report, base: str, tuned: str) -> pd.DataFrame:
+    """Long-form scores of a configured (base, fine-tuned) pair of retriever specs on every query of the
+    report, at the report's cut-off."""
+    runs = {spec: ensure_run(spec, report.workspace) for spec in (base, tuned)}
+    return evaluate_runs(runs, report.annotated.annotations, report.settings.k, report.workspace.subset_of)
+
+
 def own_pair(report: Report, settings: FinetuneSettings | None = None, base: str = BASE,
              progress: bool = False) -> HeldOut:
     """The base / fine-tuned pair of Figure 3, on the held-out queries."""

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from toolex.experiments.workspace import Annotated, Workspace
 from toolex.io.trec import Run, ranked
 
 SERIES = {"gt_rank": "ground truth (C*)", "equivalent_rank": "best verified equivalent",
@@ -53,6 +54,14 @@ def best_ranks(run: Run, references: Mapping[str, Sequence[str]], equivalents: M
                      "equivalent_rank": best_rank(order, extra),
                      "negative_rank": best_rank(order, [negative] if negative else [])})
     return pd.DataFrame(rows)
+
+
+def workspace_ranks(run: Run, workspace: Workspace, annotated: Annotated, seed: int = 0) -> pd.DataFrame:
+    """:func:`best_ranks` of a run over a workspace's queries: equivalents from its annotation's Stage 2,
+    random negatives drawn from each query's own benchmark pool."""
+    pools = {q.id: list(b.tools) for b in workspace.benchmarks for q in b.queries}
+    references = {q.id: q.reference for q in workspace.queries}
+    return best_ranks(run, references, equivalents_of(annotated.verified_sets), pools, seed=seed)
 
 
 def cdf(ranks: pd.Series, max_rank: int = 100) -> pd.DataFrame:

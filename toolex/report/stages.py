@@ -16,6 +16,18 @@ def decomposition_frame(decompositions: Sequence[Decomposition], group_of: Mappi
                           "sub_queries": len(d.subqueries), "error": d.error} for d in decompositions])
 
 
+def decomposition_counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per group of a :func:`decomposition_frame` and for ``all``: queries, failures, sub-queries and their
+    mean per query."""
+    counts = frame.groupby("group").agg(queries=("query_id", "size"),
+                                        failures=("ok", lambda s: int((~s).sum())),
+                                        sub_queries=("sub_queries", "sum"),
+                                        mean_sub_queries=("sub_queries", "mean"))
+    counts.loc["all"] = [len(frame), int((~frame.ok).sum()), frame.sub_queries.sum(),
+                         frame.sub_queries.mean()]
+    return counts.reset_index()
+
+
 def subquery_examples(decompositions: Sequence[Decomposition], queries: Mapping[str, str], n: int = 5,
                       min_parts: int = 2) -> pd.DataFrame:
     """The first ``n`` queries with at least ``min_parts`` sub-queries, one row per sub-query."""
@@ -68,6 +80,14 @@ def audit_frame(audited: Sequence[AuditedQuery], group_of: Mapping[str, str]) ->
     return pd.DataFrame([{"query_id": a.query_id, "group": group_of.get(a.query_id, ""),
                           "product_size": a.product_size, "before_audit": len(a.combinations),
                           "after_audit": len(a.valid)} for a in audited])
+
+
+def combinations_before_after(audit: pd.DataFrame) -> pd.DataFrame:
+    """Mean combinations per query before and after the audit, per group of an :func:`audit_frame` and for
+    ``all``."""
+    before_after = audit.groupby("group")[["before_audit", "after_audit"]].mean()
+    before_after.loc["all"] = audit[["before_audit", "after_audit"]].mean()
+    return before_after.reset_index()
 
 
 def _reason_kind(reason: str) -> str:

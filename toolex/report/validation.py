@@ -103,6 +103,16 @@ def goals_of(rows: pd.DataFrame, share: tuple[float, float], credit: float) -> p
                          "under_ok": rows["under_credit"] <= credit}).reset_index(drop=True)
 
 
+def credit_by_domain(result: ValidationResult, metric: str = "ndcg@10") -> pd.DataFrame:
+    """Mean over- and under-credit per domain (the query's category) and retriever, at ``metric``."""
+    per_query = result.per_query[result.per_query["metric"] == metric].merge(
+        result.expansion[["query_id", "category"]], on="query_id")
+    by_domain = per_query.pivot_table(index="category", columns="retriever", values=["over", "under"],
+                                      aggfunc="mean")
+    by_domain.columns = [f"{kind} ({name})" for kind, name in by_domain.columns]
+    return by_domain.reset_index()
+
+
 @dataclass(frozen=True)
 class FolderValidation:
     """A finished ToolEX folder on an ``sgd/*`` benchmark, validated against the benchmark's human gold."""

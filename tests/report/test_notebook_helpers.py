@@ -1,0 +1,48 @@
+"""What the notebooks used to compute themselves, now in the package: counts with their "all" rows, the
+per-domain credit pivot, the workspace's rank frame."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pandas as pd
+
+from toolex.report import rank_cdf, stages
+from toolex.report.validation import credit_by_domain
+
+
+def test_decomposition_counts_add_an_all_row():
+    frame = pd.DataFrame({"query_id": ["a", "b", "c"], "group": ["x", "x", "y"], "ok": [True, False, True],
+                          "sub_queries": [2, 0, 3]})
+    counts = stages.decomposition_counts(frame).set_index("group")
+    assert counts.loc["x"].tolist() == [2, 1, 2, 1.0]
+    assert counts.loc["all"].tolist() == [3, 1, 5, 5 / 3]
+
+
+def test_combinations_before_after_add_an_all_row():
+    audit = pd.DataFrame({"group": ["x", "x", "y"], "before_audit": [4, 2, 6], "after_audit": [1, 1, 3]})
+    table = stages.combinations_before_after(audit).set_index("group")
+    assert table.loc["x"].tolist() == [3.0, 1.0] and table.loc["all"].tolist() == [4.0, 5 / 3]
+
+
+def test_credit_by_domain_pivots_mean_over_and_under_credit():
+    per_query = pd.DataFrame({"query_id": ["a", "b", "a", "b"], "metric": ["ndcg@10"] * 4,
+                              "retriever": ["bm25", "bm25", "m", "m"], "over": [0.1, 0.3, 0.0, 0.2],
+                              "under": [0.0, 0.0, 0.4, 0.0]})
+    result = SimpleNamespace(per_query=pd.concat([per_query, per_query.assign(metric="ndcg@5", over=9.0)]),
+                             expansion=pd.DataFrame({"query_id": ["a", "b"], "category": ["Rest", "Rest"]}))
+    table = credit_by_domain(result, "ndcg@10").set_index("category")
+    assert table.loc["Rest", "over (bm25)"] == 0.2 and table.loc["Rest", "under (m)"] == 0.2
+
+
+def test_workspace_ranks_draw_negatives_from_the_query_pool():
+    tool = SimpleNamespace
+    bench = SimpleNamespace(tools={"t1": tool(), "t2": tool(), "t3": tool()},
+                            queries=[SimpleNamespace(id="q", reference=("t1",))])
+    workspace = SimpleNamespace(benchmarks=[bench], queries=bench.queries)
+    verified = [SimpleNamespace(query_id="q", verified=("t1", "t2"), reference_tool="t1")]
+    annotated = SimpleNamespace(verified_sets=verified)
+    run = {"q": {"t2": 3.0, "t1": 2.0, "t3": 1.0}}
+    frame = rank_cdf.workspace_ranks(run, workspace, annotated)
+    assert frame.iloc[0]["gt_rank"] == 2 and frame.iloc[0]["equivalent_rank"] == 1
+    assert frame.iloc[0]["negative_rank"] == 3
