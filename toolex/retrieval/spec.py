@@ -1,10 +1,10 @@
 """Retriever specs as the command line writes them.
 
 ``bm25`` · ``dense:minilm`` (the embedded all-MiniLM-L6-v2) · ``dense:minilm-ft`` (MiniLM fine-tuned on
-one-to-one labels; :func:`toolex.experiments.finetune.resolve_spec` turns it into ``dense:<folder>``) · ``dense:<hub id or local folder>`` ·
-``openai:<model>@<base_url>`` (an OpenAI-compatible ``/v1/embeddings`` endpoint; the key comes from
-``OPENAI_API_KEY`` or ``api_key``) · ``rrf:<spec>+<spec>...`` (Reciprocal Rank Fusion of those retrievers) ·
-``hybrid`` (``rrf:bm25+dense:minilm``).
+one-to-one labels; :func:`toolex.experiments.finetune.resolve_spec` turns it into ``dense:<folder>``) ·
+``dense:<hub id or local folder>`` · ``openai:<model>@<base_url>`` (an OpenAI-compatible ``/v1/embeddings``
+endpoint; the key comes from ``OPENAI_API_KEY`` or ``api_key``) · ``rrf:<spec>+<spec>...`` (Reciprocal Rank
+Fusion of those retrievers) · ``hybrid`` (``rrf:bm25+dense:minilm``).
 """
 
 from __future__ import annotations
