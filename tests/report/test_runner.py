@@ -53,3 +53,17 @@ def test_executed_copies_are_trusted_and_their_kernels_write_the_paper_folders(t
     assert runner.main(["--smoke", "1"]) == 0
     executed = nbformat.read(build / "notebooks" / "01_where.ipynb", as_version=4)
     assert NotebookNotary().check_signature(executed)
+
+
+def test_a_long_notebook_says_it_is_still_running_and_has_no_cell_limit(tmp_path, monkeypatch, capsys):
+    notebooks, build = tmp_path / "notebooks", tmp_path / "build"
+    notebooks.mkdir()
+    _write(notebooks, "01_slow.ipynb", "import time\ntime.sleep(2.5)")
+    monkeypatch.setenv("TOOLEX_BUILD", str(build))
+    monkeypatch.setattr(runner.paths, "ROOT", tmp_path)
+    monkeypatch.setattr(runner, "HEARTBEAT_S", 1.0)
+    assert runner.main(["--smoke", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "01_slow.ipynb still running (1 s)" in out and "01_slow.ipynb done in" in out
+    _write(notebooks, "01_slow.ipynb", "import time\ntime.sleep(5)")
+    assert runner.main(["--smoke", "1", "--cell-timeout", "1"]) == 1

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,17 +32,40 @@ def notebooks(folder: str | Path | None = None, only: Sequence[str] = ()) -> lis
     return [p for p in found if not only or any(p.name.startswith(o) for o in only)]
 
 
-def run_notebook(path: Path, out_dir: Path, parameters: dict, timeout: int = 1200) -> float:
-    """Execute one notebook with papermill; returns its wall time in seconds."""
+#: Seconds between two "still running" lines of a notebook.
+HEARTBEAT_S = 30.0
+
+
+def run_notebook(path: Path, out_dir: Path, parameters: dict, timeout: int | None = None,
+                 heartbeat: float | None = None) -> float:
+    """Execute one notebook with papermill; returns its wall time in seconds. ``timeout``: seconds a cell may
+    run (None: no limit; a first full run annotates for more than an hour in one cell); every ``heartbeat``
+    seconds (default :data:`HEARTBEAT_S`) a line says the notebook is still running."""
     import papermill as pm
 
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    pm.execute_notebook(str(path), str(out_dir / path.name), parameters=parameters, kernel_name="python3",
-                        language="python", cwd=str(path.parent), progress_bar=False, log_output=False,
-                        execution_timeout=timeout)
+    done, every = threading.Event(), heartbeat or HEARTBEAT_S
+
+    def beat() -> None:
+        while not done.wait(every):
+            print(f"[toolex.report] {path.name} still running ({_elapsed(time.perf_counter() - start)})",
+                  flush=True)
+
+    threading.Thread(target=beat, daemon=True).start()
+    try:
+        pm.execute_notebook(str(path), str(out_dir / path.name), parameters=parameters, kernel_name="python3",
+                            language="python", cwd=str(path.parent), progress_bar=False, log_output=False,
+                            execution_timeout=timeout)
+    finally:
+        done.set()
     trust(out_dir / path.name)
     return time.perf_counter() - start
+
+
+def _elapsed(seconds: float) -> str:
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} min {rest:02d} s" if minutes else f"{rest} s"
 
 
 def trust(path: Path) -> None:
@@ -56,8 +80,8 @@ def trust(path: Path) -> None:
 
 
 def run_all(smoke: bool = False, judge: str = "offline", only: Sequence[str] = (),
-            folder: str | Path | None = None,
-            out_dir: str | Path | None = None) -> dict:
+            folder: str | Path | None = None, out_dir: str | Path | None = None,
+            cell_timeout: int | None = None) -> dict:
     """Run every numbered notebook; raises on the first failure (after recording the timings so far)."""
     out = Path(out_dir) if out_dir else paths.build_dir() / "notebooks"
     out.mkdir(parents=True, exist_ok=True)
@@ -71,7 +95,7 @@ def run_all(smoke: bool = False, judge: str = "offline", only: Sequence[str] = (
     try:
         for path in notebooks(folder, only):
             print(f"[toolex.report] {path.name} ...", flush=True)
-            seconds = run_notebook(path, out, parameters)
+            seconds = run_notebook(path, out, parameters, cell_timeout)
             record["notebooks"][path.name] = round(seconds, 1)
             print(f"[toolex.report] {path.name} done in {seconds:.1f} s", flush=True)
         record["ok"] = True
@@ -86,10 +110,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--smoke", default="0", help="1: the fast smoke setting (sampled queries)")
     parser.add_argument("--judge", default="offline", choices=JUDGES)
     parser.add_argument("--only", nargs="*", default=[], help="notebook name prefixes, e.g. 04 06")
+    parser.add_argument("--cell-timeout", type=int, default=0,
+                        help="seconds a cell may run (default 0: no limit)")
     args = parser.parse_args(argv)
     smoke = flag(args.smoke)
     try:
-        record = run_all(smoke, args.judge, args.only)
+        record = run_all(smoke, args.judge, args.only, cell_timeout=args.cell_timeout or None)
     except Exception as exc:  # papermill raises PapermillExecutionError with the failing cell
         print(f"[toolex.report] FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
