@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("retrieval", "validate"),
     ("annotate",),
     ("experiments",),
+    ("downstream",),
     ("report",),
     ("review", "skills"),
     ("widgets",),

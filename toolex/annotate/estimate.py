@@ -38,10 +38,10 @@ from toolex.annotate.records import SubQuery
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.data.registry import tool_pools
 from toolex.errors import InputError
+from toolex.llm.settings import STAGES
 from toolex.llm.tokens import count_messages
 
 ESTIMATE_FILE = "estimate.json"
-STAGES = ("decompose", "verify", "audit")
 _REASON = ("The candidate performs the same operation on the same entity and its output covers the "
            "sub-query's need.")
 Prices = dict[str, tuple[float, float]]

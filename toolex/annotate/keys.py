@@ -23,8 +23,7 @@ from dataclasses import asdict, is_dataclass
 from typing import Any
 
 from toolex.annotate.prompts import PROMPT_VERSION
-
-STAGES = ("decompose", "verify", "audit")
+from toolex.llm.settings import STAGES
 
 #: Bumped when a stage's own code changes what it writes for the same inputs (audit 2: combinations that
 #: reuse a tool outside C*'s own reuse, or repeat a better-ranked set of tools, are no longer emitted).

@@ -155,7 +155,6 @@ class ToolEX:
     @property
     def retriever(self) -> Any:
         if self._retriever is None:
-
             self._retriever = build_retriever(self.config.retriever, progress=self.progress)
         return self._retriever
 

@@ -52,7 +52,6 @@ def slug(text: str) -> str:
 def retriever(spec: str) -> Any:
     """One retriever per spec per process (models load once)."""
     if spec not in _RETRIEVERS:
-
         _RETRIEVERS[spec] = build_retriever(resolve_spec(spec))
     return _RETRIEVERS[spec]
 
@@ -142,7 +141,6 @@ def _judge_key(kind: str, config: Any, judge: Any = None) -> dict[str, Any]:
     if judge is not None:
         return judge_identity(judge)
     if kind == "offline":
-
         return offline_identity(default_model(), config.retriever)
 
     return judge_identity(build_judge(kind, progress=False))
@@ -157,13 +155,11 @@ def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries
     (:func:`toolex.annotate.keys.annotation_key`), so a folder made with other settings is never reused."""
 
     if judge is None and kind != "offline":
-
         judge = build_judge(kind, progress=progress)  # cheap for an LLM judge: its key comes from it
     identity = _judge_key(kind, config, judge)
     folder = ArtifactFolder(paths.artifacts_dir() / "annotations"
                             / f"{label}-{annotation_key(key, identity, config, __version__)}")
     if not (folder.manifest().get("files") and folder.annotations_path().exists()):
-
         embedder = retriever(config.retriever)
         judge = judge or build_judge(kind, embedder=embedder, progress=progress)
         ToolEX(benchmarks, judge, folder.folder, config, retriever=embedder, progress=progress,

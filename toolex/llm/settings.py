@@ -4,7 +4,8 @@ The API key is never a field: it is read from the environment (``TOOLEX_LLM_API_
 ``OPENAI_API_KEY``) when the HTTP client is built, so it cannot reach a cache key, a manifest, a log or a
 ``repr``.
 
-Each ToolEX stage may use its own model and endpoint: ``TOOLEX_LLM_{DECOMPOSE,VERIFY,AUDIT}_<FIELD>`` (any
+Each ToolEX stage, and each role of the downstream experiment (``AGENT``, ``SIMULATOR``, ``EVALUATOR``), may
+use its own model and endpoint: ``TOOLEX_LLM_{DECOMPOSE,VERIFY,AUDIT}_<FIELD>`` (any
 field below, e.g. ``TOOLEX_LLM_AUDIT_MODEL``, ``TOOLEX_LLM_VERIFY_BASE_URL``) and
 ``TOOLEX_LLM_<STAGE>_API_KEY`` override the common ``TOOLEX_LLM_*`` values for that stage only
 (:meth:`LLMSettings.for_stage`).
@@ -20,7 +21,9 @@ from typing import Any
 from toolex.errors import ToolexError
 
 KEY_ENV_VARS = ("TOOLEX_LLM_API_KEY", "OPENAI_API_KEY")
-STAGES = ("decompose", "verify", "audit")
+STAGES = ("decompose", "verify", "audit")  # ToolEX's three stages
+DOWNSTREAM_STAGES = ("agent", "simulator", "evaluator")  # the downstream experiment's three roles
+KNOWN_STAGES = (*STAGES, *DOWNSTREAM_STAGES)
 API_CONTEXT_TOKENS = 128_000  # default context of an API model (a setting: TOOLEX_LLM_CONTEXT_TOKENS)
 LOCAL_CONTEXT_TOKENS = 4096  # what ``toolex.llm.local up`` starts the server with (TOOLEX_LLM_N_CTX)
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "prompt")
@@ -84,9 +87,10 @@ class LLMSettings:
         if self.context_tokens <= self.max_tokens:
             raise SettingsError(f"context_tokens ({self.context_tokens}) must exceed max_tokens "
                                 f"({self.max_tokens})")
-        unknown = set(self.stages) - set(STAGES)
-        if unknown or (self.stage is not None and self.stage not in STAGES):
-            raise SettingsError(f"unknown stage(s) {sorted(unknown) or [self.stage]}; stages are {STAGES}")
+        unknown = set(self.stages) - set(KNOWN_STAGES)
+        if unknown or (self.stage is not None and self.stage not in KNOWN_STAGES):
+            raise SettingsError(f"unknown stage(s) {sorted(unknown) or [self.stage]}; stages are "
+                                f"{KNOWN_STAGES}")
 
     @classmethod
     def local(cls, port: int | None = None, **overrides: Any) -> LLMSettings:
@@ -134,7 +138,7 @@ class LLMSettings:
         so is a per-stage model without an endpoint for it. Per-stage overrides go to ``stages``.
         """
         values = {**cls._env_values(), **overrides}
-        stages = {s: v for s in STAGES if (v := cls._env_values(f"TOOLEX_LLM_{s.upper()}_"))}
+        stages = {s: v for s in KNOWN_STAGES if (v := cls._env_values(f"TOOLEX_LLM_{s.upper()}_"))}
         if "base_url" in values and "model" not in values:
             raise SettingsError("TOOLEX_LLM_BASE_URL is set but TOOLEX_LLM_MODEL is not: name the model to "
                                 "ask at that endpoint")
@@ -152,8 +156,8 @@ class LLMSettings:
 
     def for_stage(self, stage: str) -> LLMSettings:
         """The settings of one ToolEX stage: the common ones with that stage's overrides applied."""
-        if stage not in STAGES:
-            raise SettingsError(f"unknown stage {stage!r}; stages are {STAGES}")
+        if stage not in KNOWN_STAGES:
+            raise SettingsError(f"unknown stage {stage!r}; stages are {KNOWN_STAGES}")
         return dataclasses.replace(self, **{**self.stages.get(stage, {}), "stage": stage, "stages": {}})
 
     def replace(self, **changes: Any) -> LLMSettings:

@@ -101,7 +101,6 @@ class EmbeddingCache:
     def __init__(self, settings: dict[str, Any], root: str | Path | None = None,
                  compact_after: int = 32) -> None:
         if root is None:
-
             root = paths.cache_dir() / "embeddings"
         self.settings = dict(settings)
         slug = _slug(str(settings.get("model", "model")))

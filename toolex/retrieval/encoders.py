@@ -55,7 +55,6 @@ def embedded_model(model: str) -> tuple[str, str] | None:
     the fine-tuned MiniLM (``minilm-ft``) is resolved one layer up, by
     :func:`toolex.experiments.finetune.resolve_spec`, and never trains here."""
     if model.lower() == FINETUNED_ALIAS:
-
         raise InputError(None, f"'{FINETUNED_ALIAS}' names a fine-tuned model: resolve it with "
                                "toolex.experiments.finetune.resolve_spec (the commands and notebooks do), or "
                                "pass its folder (dense:<folder>)")

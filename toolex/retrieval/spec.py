@@ -87,23 +87,19 @@ def build_retriever(spec: str | RetrieverSpec, family: str | None = None, max_le
     name."""
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     if parsed.kind == "rrf":
-
         parts = [build_retriever(part, max_length=max_length, batch_size=batch_size, device=device,
                                  cache=cache, progress=progress, api_key=api_key)
                  for part in _split_parts(parsed.model)]
         return FusionRetriever(parts, name=str(parsed))
     if parsed.kind == "bm25":
-
         return BM25Retriever()
 
     family = family or detect_family(parsed.model)
     encoder: Encoder
     if parsed.kind == "openai":
-
         encoder = OpenAIEncoder(parsed.model, base_url=parsed.base_url, api_key=api_key,
                                 batch_size=max(batch_size, 1))
     else:
-
         encoder = load_encoder(parsed.model, family=family, max_length=max_length, batch_size=batch_size,
                                device=device, kind=encoder_kind)
     return DenseRetriever(encoder, family=family, cache=cache, progress=progress, name=str(parsed))

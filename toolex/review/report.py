@@ -19,20 +19,9 @@ from typing import Any
 import pandas as pd
 
 from toolex.annotate.agreement import compare
+from toolex.metrics.intervals import Z95, wilson
 from toolex.review.store import ADJUDICATE, REVIEW, REVIEWERS_PER_ITEM, Campaign
 from toolex.review.taxonomy import BUCKETS, UNRESOLVED
-
-Z95 = 1.959963984540054
-
-
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (NaN, NaN when ``n`` is 0)."""
-    if n == 0:
-        return float("nan"), float("nan")
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def final_decisions(campaign: Campaign) -> pd.DataFrame:

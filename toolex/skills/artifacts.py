@@ -86,10 +86,8 @@ def slug(text: str) -> str:
 def make_generator(kind: str = "offline", progress: bool = True) -> Generator:
     """``offline`` (template), ``local`` (the local LLM server) or ``api`` (``TOOLEX_LLM_*`` settings)."""
     if kind == "offline":
-
         return TemplateGenerator()
     if kind in ("local", "api"):
-
         settings = LLMSettings.local_from_env() if kind == "local" else LLMSettings.from_env()
         return LLMGenerator(settings, progress=progress)
     raise InputError(None, f"unknown generator {kind!r}; choose one of {', '.join(GENERATORS)}")
@@ -100,7 +98,6 @@ def llm_available() -> str | None:
     if os.environ.get("TOOLEX_LLM_BASE_URL"):
         return "api"
     try:
-
         return "local" if models_endpoint(timeout=1.0) else None
     except Exception:  # noqa: BLE001 - an absent or broken local server means "no LLM"
         return None

@@ -114,7 +114,6 @@ def tool_vs_skill_lengths(skills: Mapping[str, Any], tokenizer: str = "minilm",
     import random
 
     if tools is None:
-
         tools = load_benchmark("toolret").tools
     groups = {"tools": [t.text for t in tools.values()], "skills": [s.text for s in skills.values()]}
     if limit is not None:

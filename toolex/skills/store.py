@@ -68,7 +68,6 @@ def read_benchmark(folder: str | Path, skills: Mapping[str, Tool] | None = None)
     folder = Path(folder)
     manifest = read_manifest(folder)
     if skills is None:
-
         recorded = resolve(manifest.get("corpus", {}).get("path") or str(default_corpus()))
         skills = load_skills(recorded if recorded.exists() else default_corpus())
     pool_path = folder / POOL
