@@ -25,6 +25,7 @@ COMMANDS = {
     "gold": "toolex.commands.gold",
     "paper-check": "toolex.commands.paper_check",
     "skills": "toolex.commands.skills",
+    "downstream": "toolex.commands.downstream",
 }
 
 

@@ -65,7 +65,6 @@ class RunArrays:
         line)."""
         import pandas as pd
 
-
         try:
             frame = pd.read_csv(path, sep=r"\s+", header=None, dtype={0: str, 2: str}, engine="c",
                                 names=["qid", "q0", "docid", "rank", "score", "tag"], usecols=[0, 2, 4])

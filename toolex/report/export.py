@@ -119,7 +119,6 @@ def save_figure(fig: Any, stem: str, footer: str, folder: str | Path | None = No
     (:mod:`toolex.report.layout`), and save it as PNG (150 dpi) and PDF under the figures folder."""
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-
     out = Path(folder) if folder else paths.figures_dir()
     out.mkdir(parents=True, exist_ok=True)
     width, height = fig.get_size_inches()

@@ -57,7 +57,6 @@ def illusion_interval(scores: pd.DataFrame, base: str, tuned: str, metric: str =
     """
     import numpy as np
 
-
     key = Measure.parse(metric).key
     rows = paired(scores[(scores.level == QUERY_LEVEL) & (scores.measure == key)
                          & scores.system.isin([base, tuned])])

@@ -68,7 +68,6 @@ class SkillSettings:
 
 
 def skills_dir() -> Path:
-
     return artifacts_dir() / "skills"
 
 
@@ -180,7 +179,6 @@ def benchmark_folder(benchmark: Benchmark) -> Path:
 def record_benchmark(benchmark: Benchmark) -> Path:
     """Copy a built benchmark folder to :func:`recorded_skills_dir` (to be committed); returns the copy."""
     import shutil
-
 
     source = benchmark_folder(benchmark) / "benchmark"
     target = recorded_skills_dir() / benchmark_folder(benchmark).name / "benchmark"

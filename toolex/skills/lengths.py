@@ -38,7 +38,6 @@ def token_lengths(texts: Iterable[str], tokenizer: str = "minilm", batch_size: i
         raise ValueError(f"unknown tokenizer {tokenizer!r}; choose one of {', '.join(TOKENIZERS)}")
     from tokenizers import Tokenizer
 
-
     tok = Tokenizer.from_file(str(minilm_path() / "tokenizer.json"))
     tok.no_truncation()
     tok.no_padding()
@@ -67,7 +66,6 @@ def length_summary(table: pd.DataFrame) -> pd.DataFrame:
 def length_figure(table: pd.DataFrame) -> Any:
     """Histogram (log-spaced bins, log x axis) of each group's lengths, its median dashed; not yet saved."""
     import matplotlib.pyplot as plt
-
 
     positive = table[table["tokens"] > 0]
     top = max(int(positive["tokens"].max()), 10)

@@ -38,7 +38,6 @@ def offline_judge(embedder: Any = None, model: Any = None):
 
 
 def llm_judge(kind: str, mode: str = "per-candidate", progress: bool = True):
-
     settings = LLMSettings.local_from_env() if kind == "local" else LLMSettings.from_env()
     return LLMJudge(settings, mode=mode, progress=progress)
 
@@ -49,7 +48,6 @@ def cascade_judge(embedder: Any = None, mode: str = "per-candidate", progress: b
     and an unreachable or unconfigured one leaves the embedding judge alone (said on stderr and in the
     manifest)."""
     import os
-
 
     kind = llm_kind or os.environ.get(CASCADE_LLM_ENV, "local").strip() or "local"
     if kind not in ("local", "api"):

@@ -105,7 +105,6 @@ class ScoreModel:
         return cls.from_json(data, str(path))
 
     def save(self, path: str | Path) -> None:
-
         write_json(path, self.to_json(), indent=1)
 
 
