@@ -173,9 +173,10 @@ class EmbeddingCache:
 
     def embed(self, texts: Sequence[str], encode: Callable[[list[str]], np.ndarray], batch_size: int = 512,
               progress: bool = False, desc: str = "encode") -> np.ndarray:
-        """Vectors of ``texts``: cached ones read, the others encoded (each distinct text once) and stored."""
+        """Vectors of ``texts``: cached ones read, the others encoded (each distinct text once, longest first,
+        so that a batch holds texts of similar length and pads little) and stored chunk by chunk."""
         found = self.get(texts)
-        missing = list(dict.fromkeys(t for t, v in zip(texts, found) if v is None))
+        missing = sorted(dict.fromkeys(t for t, v in zip(texts, found) if v is None), key=len, reverse=True)
         computed: dict[str, np.ndarray] = {}
         if missing:
             from tqdm.auto import tqdm
