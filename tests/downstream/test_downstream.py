@@ -178,3 +178,22 @@ def test_the_command_estimates_calls_before_asking(capsys, data_dir):
                  "unused", "--estimate"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["queries"] == 6 and out["most_llm_calls"] == 6 * 3 * 9
+
+
+def test_figure6_reads_a_kept_run_without_any_llm(tmp_path):
+    from toolex.report import downstream
+
+    with DownstreamLLM() as server:
+        folder, _ = _run(server, tmp_path, QUERIES, "oracle")
+    identity = {"benchmark": "stabletoolbench/test", "data": "c0ffee" * 4, "queries": [q.id for q in QUERIES],
+                "settings": ["oracle"], "retriever": "bm25", "prompts": {}, "models": {"agent": "fake-model"}}
+    (folder.folder / "manifest.json").write_text(json.dumps({"identity": identity}))
+    run = downstream.open_run(folder.folder)
+    assert run is not None and "4 queries × 1 settings" in run.describe()
+    assert set(run.table["group"]) == {q.subset for q in QUERIES} | {"all"}
+    fig = downstream.pass_rate_bars(run.table, "t")
+    assert len(fig.axes[0].patches) == 5  # one bar per group and setting
+    diffs = downstream.differences(run.frame, resamples=100)
+    assert list(diffs["queries"]) == [0, 0]  # one setting only: nothing to pair
+    assert diffs["paper, points (range over the six groups)"].iloc[0] == "3.5 to 6.5"
+    assert "Judge: agent: fake-model" in run.footer()

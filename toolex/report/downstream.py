@@ -1,0 +1,113 @@
+"""Figure 6 from a kept downstream run: pass rates per group and setting with Wilson intervals, the paired
+differences between settings on the same queries, and the paper's stated differences beside ours."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from toolex import paths
+from toolex.downstream.run import SETTINGS, paired, pass_rates, results_frame
+from toolex.paper import load_claims
+from toolex.report.figures import set_title
+from toolex.report.provenance import footer
+
+#: Where kept downstream runs live (one folder per recorded sample).
+KEPT = "downstream"
+SETTING_LABELS = {"oracle": "Oracle (C*)", "retrieved": "Retrieved", "expanded": "Expanded (ToolEX)"}
+SETTING_COLOURS = {"oracle": "tab:gray", "retrieved": "tab:orange", "expanded": "tab:purple"}
+#: The paper's stated differences, points, and the retrieved setting's name there.
+PAPER_PAIRS = {("oracle", "expanded"): "expanded_over_oracle_pp",
+               ("retrieved", "expanded"): "expanded_over_toolbench_ir_pp"}
+
+
+def kept_runs(root: str | Path | None = None) -> list[Path]:
+    """The kept downstream run folders (``data/downstream/*/`` with a manifest), by name."""
+    base = Path(root) if root else paths.ROOT / "data" / KEPT
+    return sorted(p for p in base.glob("*") if (p / "manifest.json").exists())
+
+
+def differences(frame: pd.DataFrame, resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Paired differences of the settings on the same queries (ours), with the paper's stated range."""
+    claims = load_claims().get("downstream_toolbench", {})
+    rows = []
+    for (a, b), claim in PAPER_PAIRS.items():
+        ours = paired(frame, a, b, resamples, seed)
+        stated = claims.get(claim)
+        rows.append({"comparison": f"{SETTING_LABELS[b]} − {SETTING_LABELS[a]}",
+                     **{k: v for k, v in ours.items() if k not in ("a", "b")},
+                     "paper, points (range over the six groups)": f"{stated[0]} to {stated[1]}" if stated
+                     else "not stated"})
+    return pd.DataFrame(rows)
+
+
+def pass_rate_bars(table: pd.DataFrame, title: str) -> Any:
+    """Grouped bars: pass rate per group and setting with 95 % Wilson intervals (``all`` last)."""
+    groups = [g for g in table["group"].unique() if g != "all"] + ["all"]
+    settings = [s for s in SETTINGS if s in set(table["setting"])]
+    fig, ax = plt.subplots(figsize=(1.4 + 1.1 * len(groups), 3.6))
+    width = 0.8 / max(1, len(settings))
+    for i, setting in enumerate(settings):
+        rows = table[table["setting"] == setting].set_index("group").reindex(groups)
+        x = np.arange(len(groups)) + (i - (len(settings) - 1) / 2) * width
+        rate = rows["pass rate, %"].to_numpy(dtype=float)
+        err = np.vstack([rate - rows["95% CI low"].to_numpy(dtype=float),
+                         rows["95% CI high"].to_numpy(dtype=float) - rate])
+        ax.bar(x, rate, width, yerr=err, capsize=2, color=SETTING_COLOURS[setting],
+               label=SETTING_LABELS[setting], error_kw={"lw": 0.8})
+    counts = table.groupby("group")["queries"].max().reindex(groups)
+    ax.set_xticks(np.arange(len(groups)), [f"{g.replace('_', ' ')}\n(n={n})" for g, n in counts.items()],
+                  fontsize=7)
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("pass rate, % (95% Wilson interval)")
+    set_title(ax, title)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+    return fig
+
+
+@dataclass
+class KeptRun:
+    """A kept downstream run: its identity (sample, settings, models, prompts), per-query results and
+    pass-rate table."""
+
+    folder: Path
+    identity: dict[str, Any]
+    frame: pd.DataFrame
+    table: pd.DataFrame
+
+    @property
+    def models(self) -> str:
+        return ", ".join(f"{role}: {model}" for role, model in self.identity["models"].items())
+
+    @property
+    def data(self) -> str:
+        return (f"{self.identity['benchmark']} (data sha256 {self.identity['data'][:12]}), "
+                f"{len(self.identity['queries'])} queries")
+
+    def describe(self) -> str:
+        return (f"{self.folder.name}: {len(self.identity['queries'])} queries × "
+                f"{len(self.identity['settings'])} settings; {self.models}")
+
+    def provenance(self) -> dict[str, Any]:
+        return {"data": self.data, "retrievers": [self.identity["retriever"]], "judge": self.models,
+                "source": str(self.folder), "prompts": self.identity["prompts"]}
+
+    def footer(self) -> str:
+        return footer(self.data, [self.identity["retriever"]], self.models)
+
+
+def open_run(folder: str | Path | None = None) -> KeptRun | None:
+    """A kept run (default: the last of :func:`kept_runs`), or None when none was kept."""
+    runs = kept_runs()
+    chosen = Path(folder) if folder else (runs[-1] if runs else None)
+    if chosen is None:
+        return None
+    identity = json.loads((chosen / "manifest.json").read_text(encoding="utf-8"))["identity"]
+    frame = results_frame(chosen)
+    return KeptRun(chosen, identity, frame, pass_rates(frame))
