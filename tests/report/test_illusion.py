@@ -120,3 +120,11 @@ def test_figure_shows_intervals_only_where_a_pair_has_them():
     bars = [c for c in ax.containers if hasattr(c, "errorbar") and c.errorbar is not None]
     segments = [seg for c in bars for seg in c.errorbar.lines[2][0].get_segments() if len(seg)]
     assert sorted(tuple(seg[:, 1]) for seg in segments) == [(22.8, 26.7), (23.3, 27.2)]  # ours only
+
+
+def test_an_interval_without_variation_is_not_stated_as_certain():
+    from toolex.report.illusion import interval_text
+
+    assert interval_text(1.0, 2.5) == "[1.0, 2.5]"
+    assert interval_text(0.0, 0.0) == "n/a (every resample 0.0)"
+    assert interval_text(float("nan"), 1.0) == "n/a"

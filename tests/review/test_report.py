@@ -102,3 +102,16 @@ def test_summary_and_reviewers(campaign):
     assert reviewers.loc["cat", "adjudications"] == 1 and reviewers.loc["ann", "reviews"] == 10
     # ann differs from the final decision on q3::t2+t6 only (q4::w4 is pending, so not counted)
     assert reviewers.loc["ann", "agrees with final (%)"] == pytest.approx(100 * 8 / 9)
+
+
+def test_a_weighted_estimate_without_variation_states_no_interval():
+    import pandas as pd
+
+    from toolex.review.report import precision_table
+
+    final = pd.DataFrame({"category": ["code", "code", "web"], "complexity": [1, 1, 1],
+                          "stratum": ["code · 1 tool", "code · 1 tool", "web · 1 tool"],
+                          "valid": [True, True, False], "reviews": [2, 2, 2]})
+    weighted = precision_table(final, {"code · 1 tool": 10, "web · 1 tool": 30}).set_index("category")
+    assert weighted.loc["weighted", "precision"] == 25.0
+    assert math.isnan(weighted.loc["weighted", "ci_low"]) and math.isnan(weighted.loc["weighted", "ci_high"])

@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from toolex.report.illusion import interval_text
 from toolex.report.rank_cdf import SERIES
 from toolex.style import retriever_colour
 
@@ -102,8 +103,8 @@ def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the b
         bounds = _bounds(gains, "illusion_share_interval_pct", xi)
         # one decimal where a whole percent would round a small share to "0" or "-0"
         text = "illusion n/a" if pd.isna(share) else f"illusion {share:.{0 if abs(share) >= 10 else 1}f}%"
-        if bounds and not any(pd.isna(b) for b in bounds):
-            text += f"\n[{bounds[0]:.1f}, {bounds[1]:.1f}]"
+        if bounds:
+            text += f"\n{interval_text(*bounds)}"
         ax.annotate(text, (xi, high), ha="center", va="bottom", fontsize=8, xytext=(0, 4),
                     textcoords="offset points")
     sources = gains["source"] if "source" in gains else [""] * len(gains)

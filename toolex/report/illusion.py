@@ -6,6 +6,7 @@ The illusion share is the part of the one-to-one gain that ToolEq does not confi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import pandas as pd
@@ -105,6 +106,16 @@ _INTERVAL_COLUMNS = (("gain one-to-one (Tool-DE), points", "tool_de_gain", "tool
                      ("illusion share, %", "illusion_share_pct", "illusion_share_interval_pct"))
 
 
+def interval_text(low: float, high: float) -> str:
+    """``[low, high]``; ``n/a`` when undefined, or when every resample gave the same value (a zero-width
+    interval says the resampling had nothing to vary, not that the value is certain)."""
+    if math.isnan(low) or math.isnan(high):
+        return "n/a"
+    if low == high:
+        return f"n/a (every resample {low:.1f})"
+    return f"[{low:.1f}, {high:.1f}]"
+
+
 def illusion_table(intervals: Sequence[dict[str, object]]) -> pd.DataFrame:
     """One readable row per pair of :func:`illusion_interval`: each estimate beside its interval."""
     rows = []
@@ -114,7 +125,7 @@ def illusion_table(intervals: Sequence[dict[str, object]]) -> pd.DataFrame:
         for label, point, bounds in _INTERVAL_COLUMNS:
             low, high = (float(v) for v in r[bounds])  # type: ignore[attr-defined]
             row[label] = r[point]
-            row[f"{label.split(',')[0]} {level}"] = f"[{low:.1f}, {high:.1f}]"
+            row[f"{label.split(',')[0]} {level}"] = interval_text(low, high)
         row["held-out queries"] = r["queries"]
         row["source"] = r["source"]
         rows.append(row)

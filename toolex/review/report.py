@@ -91,11 +91,14 @@ def precision_table(final: pd.DataFrame, population: dict[str, int] | None = Non
             estimate = sum(population[s] / covered * p for s, (p, _) in shares.items())
             half = Z95 * math.sqrt(sum((population[s] / covered) ** 2 * p * (1 - p) / n
                                        for s, (p, n) in shares.items()))
+            # every stratum all valid or all invalid: the normal approximation has no width to give, and a
+            # zero-width interval would read as certainty; none is stated
+            low, high = ((max(0.0, estimate - half), min(1.0, estimate + half)) if half > 0
+                         else (float("nan"), float("nan")))
             rows.append({"category": "weighted", "complexity": "all",
                          "sampled": len(final), "decided": int(final.valid.notna().sum()),
                          "valid": int(final.valid.dropna().astype(bool).sum()), "precision": 100 * estimate,
-                         "ci_low": 100 * max(0.0, estimate - half),
-                         "ci_high": 100 * min(1.0, estimate + half)})
+                         "ci_low": 100 * low, "ci_high": 100 * high})
     return pd.DataFrame(rows)
 
 
