@@ -179,3 +179,25 @@ def test_tooleq_labels_make_equivalents_positives_never_negatives(tmp_path, monk
     before = finetune.settings_key(tooleq, [bench])
     labels.write_text(labels.read_text().replace(f'["{equivalent}"]', f'["{other}"]'))
     assert finetune.settings_key(tooleq, [bench]) != before  # keyed by the labels' content
+
+
+def test_the_alias_names_the_default_model_and_never_trains(tmp_path, monkeypatch):
+    from toolex.errors import InputError
+    from toolex.retrieval.encoders import embedded_model
+
+    monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path))
+    bench = _bench()
+    monkeypatch.setattr(finetune, "load_benchmark", lambda name, data_dir=None: bench)
+    monkeypatch.setattr(finetune, "train", lambda *a, **k: pytest.fail("an alias must never train"))
+    assert finetune.resolve_spec("dense:minilm") == "dense:minilm"
+    with pytest.raises(InputError, match="not trained yet.*toolex finetune"):
+        finetune.resolve_spec("rrf:bm25+dense:minilm-ft")
+    settings = FinetuneSettings()
+    key = finetune.settings_key(settings, [bench for _ in settings.benchmarks])
+    folder = finetune._model_dir(settings, key)
+    folder.mkdir(parents=True)
+    (folder / finetune.MANIFEST).write_text("{}")
+    assert finetune.resolve_spec("rrf:bm25+dense:minilm-ft") == f"rrf:bm25+dense:{folder}"
+    assert finetune.resolve_spec("dense:minilm-ft-tooleq") == "dense:minilm-ft-tooleq"  # another name
+    with pytest.raises(InputError, match="resolve_spec"):
+        embedded_model("minilm-ft")
