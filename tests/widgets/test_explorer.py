@@ -35,13 +35,21 @@ def test_controls_and_selection(data, plots):
     assert explorer.summary.tooleq.iloc[0] == 100.0
     explorer.category.value = "code"
     assert explorer.summary.queries.iloc[0] == 1
-    assert [v for _, v in explorer.queries.options] == ["q2"]
+    assert [v for _, v in explorer.queries.options] == [("q2", "bm25")]
     explorer.category.value = "all"
-    explorer.queries.value = "q2"
+    explorer.k.value = 5
+    explorer.queries.value = ("q2", "bm25")
     assert inspector.query.value == "q2" and "translate code" in inspector.header.value
+    assert inspector.retriever.value == "bm25" and inspector.k.value == 5  # the row's retriever, the K shown
+    assert explorer.queries.value is None  # handed over: picking the same row again opens it again
+    explorer.retrievers.value = tuple(data.runs)
+    inspector.retriever.value = "bm25"
+    row = next((v for _, v in explorer.queries.options if v[1] != "bm25"), explorer.queries.options[0][1])
+    explorer.queries.value = row
+    assert inspector.retriever.value == row[1] and inspector.query.value == row[0]
     explorer.k.value = 1
     assert explorer.queries.value is None  # a refresh clears the selection, the inspector keeps its query
-    assert inspector.query.value == "q2"
+    assert inspector.query.value == row[0]
 
 
 @pytest.mark.parametrize("plots", [False, True])
@@ -57,7 +65,7 @@ def test_no_retriever_selected_says_so_instead_of_failing(data, plots):
 def test_pooled_category_is_named_and_the_list_shows_query_text(data):
     explorer = DeltaExplorer(data, plots=False)
     assert explorer.category.options[0] == ("all (query-weighted)", "all")
-    label, qid = explorer.queries.options[0]
+    label, (qid, _) = explorer.queries.options[0]
     assert label.startswith(f"{qid} · {data.queries[qid].text[:20]}")
 
 

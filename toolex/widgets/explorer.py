@@ -104,8 +104,15 @@ class DeltaExplorer:
         self.refresh()
 
     def _selected(self, change: dict) -> None:
-        if change["new"] and self.inspector is not None:
-            self.inspector.show(change["new"])
+        """Open the selected row's query in the inspector with the row's retriever and the explorer's K;
+        the selection is then cleared, so picking the same row again opens it again."""
+        if not change["new"] or self.inspector is None:
+            return
+        query_id, retriever = change["new"]
+        self.inspector.show(query_id, retriever=retriever, k=int(self.k.value))
+        self.queries.unobserve(self._selected, names="value")
+        self.queries.value = None
+        self.queries.observe(self._selected, names="value")
 
     def refresh(self) -> None:
         names, metric, k, category = list(self.retrievers.value), self.metric.value, int(self.k.value), \
@@ -123,9 +130,8 @@ class DeltaExplorer:
         self.table.value = f"<b>ours</b> <small>(query-weighted)</small>{ours}"
         self.paper_table.value = self._paper_html(metric, k, category)
         first = self.points.drop_duplicates("query_id")
-        options = [(query_label(self.data, r.query_id,
-                                f"{r.retriever}: {r.one_to_one:.2f} → {r.tooleq:.2f}"), r.query_id)
-                   for r in first.itertuples()]
+        options = [(query_label(self.data, r.query_id, f"{r.retriever}: {r.one_to_one:.2f} → {r.tooleq:.2f}"),
+                    (r.query_id, r.retriever)) for r in first.itertuples()]
         self.queries.unobserve(self._selected, names="value")
         self.queries.options = options
         self.queries.value = None

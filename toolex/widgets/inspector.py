@@ -80,12 +80,18 @@ class QueryInspector:
         """Filter the picker by ``category`` (the explorer's category filter calls this)."""
         self.category.value = category
 
-    def show(self, query_id: str) -> None:
-        """Open a query (as the explorer does when a query is selected there); clears a filter hiding it."""
+    def show(self, query_id: str, retriever: str | None = None, k: int | None = None) -> None:
+        """Open a query (as the explorer does when a row is selected there, with the row's retriever and the
+        explorer's K); clears a filter hiding it."""
         if query_id not in [qid for _, qid in self.query.options]:
             self.search.value = ""
             self.category.value = ALL
+        if retriever is not None and retriever in self.retriever.options:
+            self.retriever.value = retriever
+        if k is not None:
+            self.k.value = max(self.k.min, min(self.k.max, k))
         self.query.value = query_id
+        self.refresh()
 
     def refresh(self) -> None:
         qid = self.query.value
