@@ -197,3 +197,27 @@ def test_figure6_reads_a_kept_run_without_any_llm(tmp_path):
     assert list(diffs["queries"]) == [0, 0]  # one setting only: nothing to pair
     assert diffs["paper, points (range over the six groups)"].iloc[0] == "3.5 to 6.5"
     assert "Judge: agent: fake-model" in run.footer()
+
+
+def test_the_command_runs_two_settings_on_real_queries_and_resumes(tmp_path, monkeypatch, capsys, data_dir):
+    from toolex.cli import main
+
+    with DownstreamLLM() as server:
+        monkeypatch.setenv("TOOLEX_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("TOOLEX_LLM_MODEL", "fake-model")
+        monkeypatch.setenv("TOOLEX_LLM_RESPONSE_FORMAT", "json_object")
+        monkeypatch.setenv("TOOLEX_CACHE", str(tmp_path / "cache"))
+        args = ["downstream", "--data", str(data_dir), "--llm", "api", "--sample", "3", "--setting", "oracle",
+                "--setting", "retrieved", "--group", "G1_tool", "--group", "G2_category", "--out",
+                str(tmp_path / "run")]
+        assert main(args) == 0
+        table = capsys.readouterr().out
+        assert "oracle" in table and "retrieved" in table
+        calls = len(server.requests)
+        assert main(args) == 0 and len(server.requests) == calls  # nothing left to ask
+    records = [json.loads(line) for line in (tmp_path / "run" / "oracle.jsonl").read_text().splitlines()]
+    assert len(records) == 3 and {r["group"] for r in records} == {"G1_tool", "G2_category"}
+    retrieved = [json.loads(line) for line in (tmp_path / "run" / "retrieved.jsonl").read_text().splitlines()]
+    assert all(len(r["tools"]) >= 1 for r in retrieved)
+    with pytest.raises(SystemExit):
+        main(["downstream", "--setting", "nonsense", "--out", str(tmp_path / "x")])
