@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from tests.notebooks import expected
+from toolex.report import expected
 
 ANNOTATION = "offline-0123456789ab"
 

@@ -9,8 +9,7 @@ import warnings
 
 import pytest
 
-from tests.notebooks import expected
-from toolex.report import runner
+from toolex.report import expected, runner
 from toolex.report.layout import STRICT
 
 pytestmark = pytest.mark.notebooks
@@ -43,7 +42,7 @@ def test_smoke_run(tmp_path, monkeypatch):
     shares = (tmp_path / "tables" / "05_illusion_paper.csv").read_text()
     assert "reported by the paper" in shares
     failures, skipped = expected.check(expected.load(), tmp_path / "tables")
-    assert not failures, ("numbers changed (python -m tests.notebooks.expected TABLES to accept):\n"
+    assert not failures, ("numbers changed (python -m toolex.report.expected smoke TABLES to accept):\n"
                           + "\n".join(failures))
     if skipped:
         warnings.warn(f"{skipped} judge-dependent expected numbers not checked: the smoke run used another "

@@ -21,6 +21,7 @@ from pathlib import Path
 from toolex import paths
 from toolex.annotate.judges.factory import JUDGES
 from toolex.experiments.settings import flag
+from toolex.report import expected
 
 NOTEBOOK = re.compile(r"^\d\d_.+\.ipynb$")
 
@@ -99,10 +100,26 @@ def run_all(smoke: bool = False, judge: str = "offline", only: Sequence[str] = (
             record["notebooks"][path.name] = round(seconds, 1)
             print(f"[toolex.report] {path.name} done in {seconds:.1f} s", flush=True)
         record["ok"] = True
+        record["expected"] = grade_run(smoke)
     finally:
         record["total_s"] = round(time.perf_counter() - started, 1)
         (out / "runner.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return record
+
+
+def grade_run(smoke: bool) -> dict | None:
+    """The run's tables against the kept expected numbers of its setting (:mod:`toolex.report.expected`),
+    printed as ``paper-check`` prints its claims; None when the setting keeps none."""
+    setting = "smoke" if smoke else "default"
+    if not (paths.expected_dir() / expected.FILES[setting]).exists():
+        return None
+    graded = expected.grade(setting, paths.tables_dir())
+    for line in graded["not OK"]:  # type: ignore[union-attr]
+        print(f"[toolex.report] expected number: {line}", flush=True)
+    print(f"[toolex.report] expected numbers ({expected.FILES[setting]}): {graded['OK']} OK, "
+          f"{graded['OKISH']} OKISH, {graded['FAIL']} FAIL, {graded['SKIPPED']} SKIPPED (judge-dependent, "
+          "another annotation folder)", flush=True)
+    return graded
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -121,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(f"[toolex.report] {len(record['notebooks'])} notebooks in {record['total_s']} s "
           f"(smoke={smoke}, judge={args.judge}); executed copies in {paths.build_dir() / 'notebooks'}")
-    return 0
+    return 1 if (record.get("expected") or {}).get("FAIL") else 0
 
 
 if __name__ == "__main__":  # pragma: no cover
