@@ -87,6 +87,8 @@ def collect(tables: Path, setting: str = "smoke") -> Iterator[Expected]:
         yield Expected(TABLE2, key, "queries", float(r.queries), 0.0, "" if free else annotation)
         yield Expected(TABLE2, key, "one_to_one", float(r.one_to_one), tolerance, "" if free else annotation)
         yield Expected(TABLE2, key, "tooleq", float(r.tooleq), max(tolerance, NOISY), annotation)
+        if setting == "default" and hasattr(r, "delta"):
+            yield Expected(TABLE2, key, "delta", float(r.delta), NOISY, annotation)
     shares = pd.read_csv(tables / f"{SHARES}.csv")  # a row per source, a column per statistic
     for row in shares[shares["source"].str.startswith("ours")].to_dict(orient="records"):
         for statistic, value in row.items():

@@ -1,0 +1,46 @@
+"""The README's numbers about the default setting come from a kept file: every decimal number between the
+``default-numbers`` markers equals, as printed, a value of ``data/expected/paper_default.csv``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+BLOCK = re.compile(r"<!-- default-numbers: ([^ ]+) -->(.*?)<!-- /default-numbers -->", re.S)
+NUMBER = re.compile(r"(?<![\w.])[−+-]?\d+\.\d+")
+
+
+def blocks() -> list[tuple[str, str]]:
+    return BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+
+
+def stated(text: str) -> list[str]:
+    return [n.replace("−", "-") for n in NUMBER.findall(text)]
+
+
+def kept_as_printed(number: str, values: pd.Series) -> bool:
+    decimals = len(number.split(".")[1])
+    return bool(((values.round(decimals) - float(number)).abs() < 0.5 * 10 ** -decimals + 1e-9).any())
+
+
+def test_the_readme_states_default_numbers_only_from_a_kept_file():
+    found = blocks()
+    assert found, "README: no default-numbers block"
+    for path, text in found:
+        values = pd.read_csv(ROOT / path)["value"].astype(float)
+        numbers = stated(text)
+        assert len(numbers) >= 10, f"{path}: the block states almost no numbers"
+        missing = [n for n in numbers if not kept_as_printed(n, values)]
+        assert not missing, f"README numbers that {path} does not hold: {missing}"
+
+
+def test_the_check_sees_a_number_no_file_holds():
+    values = pd.Series([32.764, 0.96, 60.7859])
+    assert kept_as_printed("32.76", values) and kept_as_printed("+0.96", values)
+    assert kept_as_printed("60.8", values)
+    assert not kept_as_printed("32.77", values) and not kept_as_printed("61.8", values)
+    assert stated("BM25 32.76 → 33.72 (+0.96), −0.2 % and 4,886 queries") == ["32.76", "33.72", "+0.96",
+                                                                             "-0.2"]
