@@ -37,6 +37,7 @@ SHARES = "06_rank_cdf_shares"
 TABLE1 = "03_table1_ours_by_category"
 ILLUSION = "05_illusion_ours"
 TABLE3 = "07_table3"
+HELDOUT = "04_table2_heldout_long"
 TABLE1_COLUMNS = ("queries", "sub_queries", "avg_items_per_sub_query", "avg_combinations_per_query",
                   "sub_queries_with_extra_equivalent_pct", "queries_with_extra_combination_pct")
 ILLUSION_COLUMNS = ("gain one-to-one (Tool-DE), points", "gain ToolEq, points", "illusion share, %",
@@ -110,13 +111,26 @@ def _more(tables: Path) -> Iterator[Expected]:
                 free = column in ("queries", "sub_queries")
                 yield Expected(TABLE1, row_key({"group": row["group"]}), column, float(row[column]),
                                0.0 if free else EXACT, "" if free else annotation)
+    if (tables / f"{HELDOUT}.csv").exists():
+        annotation = annotation_of(tables, HELDOUT)
+        for r in pd.read_csv(tables / f"{HELDOUT}.csv").itertuples(index=False):
+            key = row_key({"level": r.level, "retriever": r.retriever, "category": r.category,
+                           "metric": r.metric})
+            for column in ("queries", "one_to_one", "tooleq", "delta"):
+                yield Expected(HELDOUT, key, column, float(getattr(r, column)), 0.0 if column == "queries"
+                               else NOISY, annotation)
     if (tables / f"{ILLUSION}.csv").exists():
         annotation = annotation_of(tables, ILLUSION)
         for row in pd.read_csv(tables / f"{ILLUSION}.csv").to_dict(orient="records"):
-            for column in ILLUSION_COLUMNS:
-                if column in row and pd.notna(row[column]):
-                    yield Expected(ILLUSION, row_key({"pair": row["pair"]}), column, float(row[column]),
+            key = row_key({"pair": row["pair"]})
+            for column, value in row.items():
+                if column in ILLUSION_COLUMNS and pd.notna(value):
+                    yield Expected(ILLUSION, key, column, float(value),
                                    0.0 if column == "held-out queries" else NOISY, annotation)
+                elif isinstance(value, str) and column.endswith("CI"):  # "[low, high]" or "n/a ..."
+                    bounds = [float(b) for b in value.strip("[]").split(",")] if value.startswith("[") else []
+                    for end, bound in zip(("low", "high"), bounds):
+                        yield Expected(ILLUSION, key, f"{column} {end}", bound, NOISY, annotation)
     if (tables / f"{TABLE3}.csv").exists():
         frame = pd.read_csv(tables / f"{TABLE3}.csv")
         keys = [c for c in frame.columns if frame[c].dtype == object]
