@@ -152,14 +152,29 @@ def check(expected: pd.DataFrame, tables: Path) -> tuple[list[str], int]:
             skipped += 1
             continue
         rows = select(frames[e.table], e.row)
-        if len(rows) != 1 or e.column not in rows.columns:
+        got = _value(rows, e.column)
+        if got is None:
             failures.append(f"{e.table}: no single row {e.row} with column {e.column!r}")
             continue
-        got = float(rows[e.column].iloc[0])
         if not abs(got - e.value) <= e.tolerance + 1e-9:
             failures.append(f"{e.table} {e.row} {e.column}: got {got:.4f}, expected {e.value:.4f} ± "
                             f"{e.tolerance}")
     return failures, skipped
+
+
+def _value(rows: pd.DataFrame, column: str) -> float | None:
+    """The number in ``column`` of a single row; ``<interval column> low|high`` reads a bound of a
+    ``[low, high]`` cell."""
+    if len(rows) != 1:
+        return None
+    if column in rows.columns:
+        return float(rows[column].iloc[0])
+    name, _, end = column.rpartition(" ")
+    cell = rows[name].iloc[0] if name in rows.columns and end in ("low", "high") else None
+    if not isinstance(cell, str) or not cell.startswith("["):
+        return None
+    low, high = (float(b) for b in cell.strip("[]").split(","))
+    return low if end == "low" else high
 
 
 def load(setting: str = "smoke") -> pd.DataFrame:
