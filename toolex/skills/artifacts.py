@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolex import __version__
+from toolex import __version__, paths
 from toolex.annotate.artifacts import write_json
 from toolex.annotate.keys import digest
 from toolex.annotate.pipeline import AnnotateConfig
@@ -32,7 +32,7 @@ from toolex.errors import InputError
 from toolex.experiments.workspace import ensure_toolex, fingerprint
 from toolex.llm import LLMSettings
 from toolex.llm.local import models_endpoint
-from toolex.paths import artifacts_dir, portable, recorded_dir
+from toolex.paths import artifacts_dir, portable
 from toolex.skills.build import Generator, build_queries
 from toolex.skills.llm_writer import LLMGenerator
 from toolex.skills.loader import corpus_checksum, default_corpus, load_skills
@@ -75,7 +75,7 @@ def recorded_skills_dir() -> Path:
     """LLM-written skill benchmarks kept with the project
     (``data/skills/<setting>-<generator>/benchmark``)."""
 
-    return recorded_dir() / "skills"
+    return paths.recorded_dir() / "skills"  # looked up at call time: tests point it elsewhere
 
 
 def slug(text: str) -> str:
