@@ -16,7 +16,6 @@ from toolex.downstream.evaluator import PassRateEvaluator
 from toolex.downstream.run import (
     RunFolder,
     ToolChoice,
-    paired,
     pass_rates,
     results_frame,
     run_setting,
@@ -166,6 +165,8 @@ def test_paired_comparison_counts_wins_on_the_same_queries():
     frame = pd.DataFrame({"setting": ["oracle"] * 3 + ["expanded"] * 3, "group": ["G1"] * 6,
                           "query_id": ["a", "b", "c"] * 2, "passed": [0.0, 1.0, 0.5, 1.0, 1.0, 0.0],
                           "fallback": [False] * 6})
+    from toolex.report.downstream import paired
+
     result = paired(frame, "oracle", "expanded", resamples=200)
     assert result["queries"] == 3 and result["expanded better"] == 1 and result["oracle better"] == 1
     assert result["difference, points"] == pytest.approx(100 * 0.5 / 3)

@@ -16,14 +16,12 @@ fails.
 from __future__ import annotations
 
 import json
-import os
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from toolex.data.records import Benchmark, Query
@@ -32,7 +30,7 @@ from toolex.downstream.agent import Agent
 from toolex.downstream.evaluator import PassRateEvaluator
 from toolex.errors import InputError
 from toolex.io.annotations import Annotation
-from toolex.io.atomic import write_json
+from toolex.io.atomic import append_line, write_json
 from toolex.metrics.intervals import wilson
 
 SETTINGS = ("oracle", "retrieved", "expanded")
@@ -114,26 +112,24 @@ class RunFolder:
 
     def records(self, setting: str) -> list[dict[str, Any]]:
         """The finished results of a setting (a torn last line, left by a kill, is skipped)."""
-        path = self.path(setting)
-        if not path.exists():
-            return []
-        out = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                continue
-        return out
+        return read_records(self.path(setting))
 
     def append(self, setting: str, record: Mapping[str, Any]) -> None:
         """One finished result, written and flushed to disk before the next query starts."""
-        path = self.path(setting)
-        with path.open("ab") as handle:
-            if handle.tell() and not path.read_bytes().endswith(b"\n"):
-                handle.write(b"\n")  # a torn line from a killed run stays on its own line
-            handle.write(json.dumps(record, ensure_ascii=False).encode() + b"\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        append_line(self.path(setting), json.dumps(record, ensure_ascii=False).encode() + b"\n")
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The JSON lines of a results file, a torn line skipped (none when the file is missing)."""
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
 
 
 def run_setting(folder: RunFolder, setting: str, queries: Sequence[Query],
@@ -168,14 +164,7 @@ def results_frame(folder: str | Path) -> pd.DataFrame:
     """One row per recorded (setting, query): group, status, pass value, fallback, steps, finish."""
     rows = []
     for setting in SETTINGS:
-        path = Path(folder) / f"{setting}.jsonl"
-        if not path.exists():
-            continue
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
+        for r in read_records(Path(folder) / f"{setting}.jsonl"):
             rows.append({"setting": r["setting"], "group": r["group"], "query_id": r["query_id"],
                          "status": r["evaluation"]["status"], "passed": r["evaluation"]["passed"],
                          "fallback": r["fallback"], "steps": len(r["trajectory"]["steps"]),
@@ -199,22 +188,3 @@ def pass_rates(frame: pd.DataFrame) -> pd.DataFrame:
                          "pass rate, %": 100 * cell["passed"].mean(), "95% CI low": 100 * low,
                          "95% CI high": 100 * high, "fell back to C*, %": 100 * cell["fallback"].mean()})
     return pd.DataFrame(rows)
-
-
-def paired(frame: pd.DataFrame, a: str, b: str, resamples: int = 10_000, seed: int = 0) -> dict[str, Any]:
-    """Setting ``b`` minus setting ``a`` on the queries both ran: the mean difference in pass value (points),
-    a paired bootstrap 95 % interval, and how many queries each wins."""
-    wide = frame.pivot_table(index="query_id", columns="setting", values="passed", aggfunc="first")
-    if a not in wide or b not in wide:
-        return {"a": a, "b": b, "queries": 0}
-    both = wide[[a, b]].dropna()
-    diff = (both[b] - both[a]).to_numpy()
-    if not len(diff):
-        return {"a": a, "b": b, "queries": 0}
-    rng = np.random.default_rng(seed)
-    means = diff[rng.integers(0, len(diff), (resamples, len(diff)))].mean(axis=1)
-    return {"a": a, "b": b, "queries": len(diff), "difference, points": 100 * float(diff.mean()),
-            "95% CI low": 100 * float(np.percentile(means, 2.5)),
-            "95% CI high": 100 * float(np.percentile(means, 97.5)),
-            f"{b} better": int((diff > 0).sum()), f"{a} better": int((diff < 0).sum()),
-            "same": int((diff == 0).sum())}

@@ -238,3 +238,9 @@ def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k
 
 def ensure_runs(specs: Sequence[str], workspace: Workspace) -> dict[str, Run]:
     return {spec: ensure_run(spec, workspace) for spec in specs}
+
+
+def benchmark_runs(benchmark: Benchmark, specs: Sequence[str]) -> dict[str, Run]:
+    """The cached runs of ``specs`` over every query of one loaded benchmark (its own pool)."""
+    workspace = Workspace(ReportSettings.make([benchmark.name], specs), [benchmark], list(benchmark.queries))
+    return ensure_runs(list(specs), workspace)

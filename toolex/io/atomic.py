@@ -91,6 +91,22 @@ def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> Path:
     return Path(path)
 
 
+def append_line(path: str | Path, line: bytes) -> None:
+    """Append one line (ending in a newline) and fsync it before returning; a torn last line, left by a
+    killed writer, gets its own line first, so the new record is never glued to it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size > 0 and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def file_digest(path: str | Path) -> dict[str, Any]:
     """``{"lines", "bytes", "sha256"}`` of a file, for manifests that must notice truncation."""
     digest, lines, size = hashlib.sha256(), 0, 0

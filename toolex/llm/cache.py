@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import threading
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from toolex.errors import ToolexError
+from toolex.io.atomic import append_line
 from toolex.paths import cache_dir
 
 
@@ -131,21 +131,9 @@ class ResponseCache:
         path = self.path_for(stage, failed)
         with self._lock:
             index = self._load()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                if _ends_without_newline(fd):
-                    line = b"\n" + line  # a torn line before us: start on a fresh one
-                os.write(fd, line)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            append_line(path, line)
             if failed:
                 self._failed.setdefault(key, []).append(record)
             else:
                 index[key] = record
 
-
-def _ends_without_newline(fd: int) -> bool:
-    size = os.fstat(fd).st_size
-    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"

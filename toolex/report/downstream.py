@@ -13,10 +13,11 @@ import numpy as np
 import pandas as pd
 
 from toolex import paths
-from toolex.downstream.run import SETTINGS, paired, pass_rates, results_frame
+from toolex.downstream.run import SETTINGS, pass_rates, results_frame
 from toolex.paper import load_claims
 from toolex.report.figures import set_title
 from toolex.report.provenance import footer
+from toolex.report.significance import bootstrap_ci
 
 #: Where kept downstream runs live (one folder per recorded sample).
 KEPT = "downstream"
@@ -31,6 +32,24 @@ def kept_runs(root: str | Path | None = None) -> list[Path]:
     """The kept downstream run folders (``data/downstream/*/`` with a manifest), by name."""
     base = Path(root) if root else paths.ROOT / "data" / KEPT
     return sorted(p for p in base.glob("*") if (p / "manifest.json").exists())
+
+
+def paired(frame: pd.DataFrame, a: str, b: str, resamples: int = 10_000, seed: int = 0) -> dict[str, Any]:
+    """Setting ``b`` minus setting ``a`` on the queries both ran: the mean difference in pass value (points),
+    its paired bootstrap 95 % interval (:func:`toolex.report.significance.bootstrap_ci`), and how many
+    queries each wins."""
+    wide = frame.pivot_table(index="query_id", columns="setting", values="passed", aggfunc="first")
+    if a not in wide or b not in wide:
+        return {"a": a, "b": b, "queries": 0}
+    both = wide[[a, b]].dropna()
+    if both.empty:
+        return {"a": a, "b": b, "queries": 0}
+    diff = (both[b] - both[a]).to_numpy()
+    mean, low, high = bootstrap_ci(both[a].to_numpy(), both[b].to_numpy(), resamples, seed=seed)
+    return {"a": a, "b": b, "queries": len(diff), "difference, points": 100 * mean,
+            "95% CI low": 100 * low, "95% CI high": 100 * high,
+            f"{b} better": int((diff > 0).sum()), f"{a} better": int((diff < 0).sum()),
+            "same": int((diff == 0).sum())}
 
 
 def differences(frame: pd.DataFrame, resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:

@@ -48,8 +48,8 @@ from toolex.annotate.records import Verdict
 from toolex.annotate.verification import verified_sets
 from toolex.data.records import Benchmark
 from toolex.data.registry import load_benchmark, own_gold, own_gold_rule
-from toolex.experiments.settings import DEFAULT_RETRIEVERS, ReportSettings
-from toolex.experiments.workspace import Workspace, ensure_runs
+from toolex.experiments.settings import DEFAULT_RETRIEVERS
+from toolex.experiments.workspace import benchmark_runs
 from toolex.io.annotations import Annotation
 from toolex.report.validation import GOALS, goals_of
 from toolex.validate import validate
@@ -116,8 +116,7 @@ def load_part(source: str, name: str, judge: OfflineSimilarityJudge, config: Ann
     items = labelled_items([benchmark], own_gold(benchmark), judge, config, retriever=candidates)
     runs: dict[str, Any] = {}
     if with_runs:
-        workspace = Workspace(ReportSettings.make([name], retrievers), [benchmark], list(benchmark.queries))
-        runs = ensure_runs(list(retrievers), workspace)
+        runs = benchmark_runs(benchmark, retrievers)
     return Part(source, benchmark, items, benchmark_gold(benchmark), runs)
 
 

@@ -26,7 +26,7 @@ from toolex.data import load_benchmark
 from toolex.data.records import Benchmark
 from toolex.data.registry import own_gold_rule
 from toolex.experiments.settings import DEFAULT_RETRIEVERS, ReportSettings
-from toolex.experiments.workspace import Workspace, ensure_runs
+from toolex.experiments.workspace import benchmark_runs, ensure_runs
 from toolex.io.annotations import Annotation, read_annotations
 from toolex.io.atomic import write_json
 from toolex.report.context import Report, open_report
@@ -218,9 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--folder needs --label")
         manifest = ArtifactFolder(args.folder).manifest()
         benchmark = load_benchmark(manifest["benchmarks"][0]["name"])
-        workspace = Workspace(ReportSettings.make([benchmark.name], DEFAULT_RETRIEVERS), [benchmark],
-                              list(benchmark.queries))
-        result = keep_validation(args.folder, ensure_runs(list(DEFAULT_RETRIEVERS), workspace), args.out,
+        result = keep_validation(args.folder, benchmark_runs(benchmark, DEFAULT_RETRIEVERS), args.out,
                                  args.label)
     else:
         report = open_report(validation_settings(args.judge, args.sample, benchmark=args.benchmark))
