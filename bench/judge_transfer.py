@@ -60,6 +60,9 @@ class GoldScore:
     def probability(self, rows: np.ndarray) -> np.ndarray:
         return self.labels.astype(np.float64)
 
+    def decision_model(self, probabilities: np.ndarray) -> GoldScore:
+        return self
+
 
 def perfect_verifier(report: dict[str, transfer.Part], config: AnnotateConfig) -> pd.DataFrame:
     """Every report part annotated by a verifier that answers from the gold, under ``config``."""
@@ -120,7 +123,7 @@ def main() -> None:
         record = {**model.calibration, "chosen_by": f"leave-one-source-out, see {args.out}",
                   "encoder_spec": "dense:mpnet", "candidates": out["annotate_config"]}
         fitted = ScoreModel(model.encoder, model.weights, model.bias, model.threshold, model.band,
-                            model.features, record)
+                            model.features, record, model.threshold_rule, model.prior)
         fitted.save(DEFAULT_MODEL_FILE)
     print(json.dumps({"chosen": chosen.name, "default_on_report_parts": out["default_on_report_parts"],
                       "seconds": out["seconds"]}, indent=1))

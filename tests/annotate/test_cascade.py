@@ -27,9 +27,9 @@ class ScriptedOffline(OfflineSimilarityJudge):
         super().__init__(BagOfWords(), model)
         self.given = scores
 
-    def scored_verdicts(self, items: Sequence[VerifyItem]) -> tuple[list[Verdict], np.ndarray]:
+    def scored_verdicts(self, items: Sequence[VerifyItem]) -> tuple[list[Verdict], np.ndarray, ScoreModel]:
         p = np.array([self.given[it.candidate.id] for it in items])
-        return [Verdict(bool(s >= 0.5), f"score {s}", self.name) for s in p], p
+        return [Verdict(bool(s >= 0.5), f"score {s}", self.name) for s in p], p, self.model
 
 
 class CountingLLM(Judge):

@@ -223,6 +223,8 @@ def calibrate(data: LabelledItems, encoder: str, l2: float = 1.0, band_errors: f
         calibration["weighted"] = True
     # the band is rounded outwards, so that it still holds the errors at its edges
     band = (math.floor(band[0] * 1e6) / 1e6, math.ceil(band[1] * 1e6) / 1e6)
+    item_weights = np.ones(len(data.labels)) if weights is None else np.asarray(weights, dtype=np.float64)
+    # the share of positives the probabilities are fitted to (an adapted threshold starts from it)
+    prior = round(float((item_weights * data.labels).sum() / item_weights.sum()), 6)
     return ScoreModel(encoder, tuple(round(float(w), 6) for w in coefficients), round(bias, 6),
-                      round(threshold, 6),
-                      band, FEATURES, calibration)
+                      round(threshold, 6), band, FEATURES, calibration, "fixed", prior)

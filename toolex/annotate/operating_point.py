@@ -91,10 +91,11 @@ def allocate(sizes: Mapping[str, int], n: int) -> dict[str, int]:
 
 def draw(probabilities: np.ndarray, model: ScoreModel, n: int, seed: int = 0) -> Draw:
     """A stratified random draw of ``n`` items (all when fewer exist); every stratum gets at least one item,
-    so that the inverse inclusion probabilities stand for every item."""
+    so that the inverse inclusion probabilities stand for every item. The band is that of the model deciding
+    these items (:meth:`ScoreModel.decision_model`)."""
     if n < 1:
         raise InputError(None, f"--draw must be positive, got {n}")
-    strata = strata_of(probabilities, model)
+    strata = strata_of(probabilities, model.decision_model(probabilities))
     if n < min(len(set(strata)), len(strata)):
         raise InputError(None, f"--draw {n} is fewer than the {len(set(strata))} strata of the score; "
                                "draw at least one item per stratum")
@@ -208,6 +209,6 @@ def fit_threshold(model: ScoreModel, labels: Sequence[Label], record: Mapping[st
             float(weights[truth].sum() / weights.sum()), "default_threshold": model.threshold,
         "labels_source": source}}
     return ScoreModel(fitted.encoder, fitted.weights, fitted.bias, fitted.threshold, fitted.band,
-                      fitted.features, calibration)
+                      fitted.features, calibration, "fixed", model.prior)
 
 

@@ -77,7 +77,9 @@ LABEL_SEEDS = (0, 1, 2, 3, 4)
 class Recipe:
     """How a judge is fitted: the features it may weigh, the L2 penalty and the threshold rule (``pooled``:
     false positives = false negatives over the fitting items, each source weighing the same; ``median``: the
-    median over sources of each source's own balanced threshold, in logit)."""
+    median over sources of each source's own balanced threshold, in logit; ``adapted``: placed for each
+    annotated benchmark's items from the share of alternatives estimated among them,
+    :mod:`toolex.annotate.judges.prior_shift`)."""
 
     features: tuple[str, ...]
     l2: float = 1.0
@@ -93,7 +95,7 @@ RECIPES: tuple[Recipe, ...] = tuple(
     Recipe(features, l2, rule)
     for features in (("description_cosine",), ("description_cosine", "documentation_cosine"),
                      ("description_cosine", "documentation_cosine", "subquery_fit"), _ALLOWED)
-    for l2 in (1.0,) for rule in ("pooled", "median"))
+    for l2 in (1.0,) for rule in ("pooled", "median", "adapted"))
 
 
 @dataclass
@@ -144,6 +146,8 @@ def fit(recipe: Recipe, parts: Sequence[Part], encoder: str, band_errors: float 
     if recipe.threshold == "median":
         model = model.with_threshold(median_threshold(model, parts),
                                      "median over the fitting parts of each part's balanced threshold")
+    elif recipe.threshold == "adapted":
+        model = model.with_rule("adapted")
     return model
 
 
@@ -161,7 +165,8 @@ def annotate_part(model: ScoreModel, part: Part, config: AnnotateConfig,
                   judge: str = "offline") -> list[Annotation]:
     """ToolEX's annotations of ``part`` with ``model``'s verdicts on its items (Stage 3 as the pipeline runs
     it, with the offline judge's platform audit)."""
-    said = model.probability(part.items.rows) >= model.threshold
+    probabilities = model.probability(part.items.rows)
+    said = probabilities >= decision_threshold(model, probabilities)
     verdicts = [Verdict(bool(s), "", judge) for s in said]
     verified = verified_sets(part.items.decompositions, part.items.hits, part.items.slots, verdicts)
     tools = part.benchmark.tools
@@ -169,6 +174,11 @@ def annotate_part(model: ScoreModel, part: Part, config: AnnotateConfig,
                                     lambda items: platform_audit(items, judge), config.max_combinations,
                                     config.rrf_k)
     return [Annotation(a.query_id, a.category, a.reference, tuple(a.valid)) for a in audited]
+
+
+def decision_threshold(model: ScoreModel, probabilities: np.ndarray) -> float:
+    """The threshold that decides these items (:meth:`ScoreModel.decision_model`)."""
+    return model.decision_model(probabilities).threshold
 
 
 def credit(model: ScoreModel, part: Part, config: AnnotateConfig, k: int = 10,
@@ -205,7 +215,7 @@ def leave_one_out(recipe: Recipe, calibration: Mapping[str, Part], report: Mappi
         for part, data in (("calibration", calibration[left]), ("report", report[left])):
             frames.append(credit(model, data, config).assign(
                 recipe=recipe.name, fitted_on=fitted_on, reported_on=left, part=part,
-                threshold=model.threshold))
+                threshold=decision_threshold(model, model.probability(data.items.rows))))
     return pd.concat(frames, ignore_index=True)
 
 

@@ -10,7 +10,8 @@ similarity to a known relevant item — here the ground-truth reference tool —
   tools' descriptions and documentation read, how far their names and parameters overlap, whether they share a
   platform, and how well the candidate serves the sub-query compared with the reference) are weighed by a
   logistic score (:class:`~toolex.annotate.judges.scoring.ScoreModel`) whose weights and threshold are fitted
-  on labelled calibration data by ``toolex calibrate``; equivalent when the score reaches the threshold.
+  on labelled calibration data by ``toolex calibrate``; equivalent when the score reaches the threshold (with
+  an ``adapted`` threshold rule, placed for each run's items: :mod:`~toolex.annotate.judges.prior_shift`).
 * **Audit (platform rule)**: every operation must be served by its own tool, and positions whose reference
   tools share a platform (they pass values to each other) must keep a single shared platform.
 
@@ -104,6 +105,8 @@ class OfflineSimilarityJudge(Judge):
         self.encoder = embedder if isinstance(embedder, RetrieverEncoder) else RetrieverEncoder(embedder)
         self.model = model or default_model()
         self.name = f"offline-similarity({self.encoder.short})"
+        #: where the last verification's threshold was placed (an adapted rule's estimate), for the manifest
+        self.operating_point: dict[str, Any] = {}
 
     def describe(self) -> dict[str, Any]:
         calibration = self.model.calibration
@@ -115,6 +118,9 @@ class OfflineSimilarityJudge(Judge):
                 "encoder": self.encoder.settings(),
                 "decomposer": "template: reference-tool functionality + closest query clause",
                 "audit": "platform rule: distinct tools; shared-platform positions keep one platform"}
+
+    def usage(self) -> dict[str, Any]:
+        return {"operating_point": dict(self.operating_point)} if self.operating_point else {}
 
     def features(self, items: Sequence[VerifyItem]) -> np.ndarray:
         """The :data:`FEATURES` rows of verification items."""
@@ -156,17 +162,21 @@ class OfflineSimilarityJudge(Judge):
     def verify(self, items: Sequence[VerifyItem]) -> list[Verdict]:
         return self.scored_verdicts(items)[0]
 
-    def scored_verdicts(self, items: Sequence[VerifyItem]) -> tuple[list[Verdict], np.ndarray]:
-        """The verdicts and the scores behind them, from one computation of the features."""
+    def scored_verdicts(self, items: Sequence[VerifyItem]) -> tuple[list[Verdict], np.ndarray, ScoreModel]:
+        """The verdicts, the scores behind them and the model that decided them (its threshold placed for
+        these items when the rule is adapted), from one computation of the features."""
         rows = self.features(items)
         probabilities = self.model.probability(rows)
-        threshold = self.model.threshold
+        decider = self.model.decision_model(probabilities)
+        if decider is not self.model:
+            self.operating_point = dict(decider.calibration.get("adapted", {}))
+        threshold = decider.threshold
         out = []
         for row, p in zip(rows, probabilities):
             signals = ", ".join(f"{name} {value:.2f}" for name, value in zip(FEATURES, row))
             reason = f"score {p:.3f} {'>=' if p >= threshold else '<'} {threshold:.3f} ({signals})"
             out.append(Verdict(bool(p >= threshold), reason, self.name))
-        return out, probabilities
+        return out, probabilities, decider
 
     def audit(self, items: Sequence[AuditItem]) -> list[Verdict]:
         return platform_audit(items, self.name)

@@ -4,6 +4,11 @@
 interval of ``p`` in which the judge is unsure: a cascade may send those items to an LLM judge. The weights,
 threshold and band are fitted by :mod:`toolex.annotate.calibration` on labelled calibration data, and the
 result is kept as data (:data:`DEFAULT_MODEL_FILE`) with a record of how it was made.
+
+``threshold_rule`` says where the decision is made: ``fixed`` at ``threshold``; ``adapted`` at the threshold
+:mod:`~toolex.annotate.judges.prior_shift` places for the items of one annotation run, from the share of
+alternatives it estimates among them (``prior`` is the share the probabilities are calibrated to).
+:meth:`ScoreModel.decision_model` gives the fixed model that decides a given set of items.
 """
 
 from __future__ import annotations
@@ -17,17 +22,21 @@ from typing import Any
 
 import numpy as np
 
+from toolex.annotate.judges import prior_shift
 from toolex.annotate.judges.features import FEATURES
 from toolex.errors import InputError
 from toolex.io.atomic import write_json
 
 #: The calibrated default, written by ``toolex calibrate`` (see the README, "Validate annotations").
 DEFAULT_MODEL_FILE = Path(__file__).with_name("offline_mpnet.json")
+#: Where the decision is made: at the fitted threshold, or adapted to each run's items.
+THRESHOLD_RULES = ("fixed", "adapted")
 
 
 @dataclass(frozen=True)
 class ScoreModel:
-    """Weights (one per feature, in ``features`` order), bias, decision threshold and unsure band."""
+    """Weights (one per feature, in ``features`` order), bias, decision threshold and unsure band; the
+    threshold rule and the share of positives the probabilities are calibrated to."""
 
     encoder: str
     weights: tuple[float, ...]
@@ -36,6 +45,8 @@ class ScoreModel:
     band: tuple[float, float]
     features: tuple[str, ...] = FEATURES
     calibration: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    threshold_rule: str = "fixed"
+    prior: float | None = None
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(self.features):
@@ -47,6 +58,12 @@ class ScoreModel:
             raise InputError(None, "score model: weights and bias must be finite numbers")
         if not (0.0 <= self.band[0] <= self.threshold <= self.band[1] <= 1.0):
             raise InputError(None, f"score model: band {self.band} must hold the threshold {self.threshold}")
+        if self.threshold_rule not in THRESHOLD_RULES:
+            raise InputError(None, f"score model: threshold rule {self.threshold_rule!r} is not one of "
+                                   f"{list(THRESHOLD_RULES)}")
+        if self.threshold_rule == "adapted" and not (self.prior is not None and 0 < self.prior < 1):
+            raise InputError(None, "score model: an adapted threshold needs the fitting share of positives "
+                                   f"(prior) in (0, 1), not {self.prior}")
 
     @classmethod
     def untrained(cls, encoder: str) -> ScoreModel:
@@ -69,29 +86,71 @@ class ScoreModel:
         return inside[np.argsort(distance, kind="stable")]
 
     def with_threshold(self, threshold: float, note: str = "") -> ScoreModel:
-        """The same weights with another decision threshold; the band widens to hold it if needed."""
+        """The same weights with another, fixed decision threshold; the band widens to hold it if needed."""
         threshold = round(float(threshold), 6)
         band = (min(self.band[0], threshold), max(self.band[1], threshold))
         calibration = {**self.calibration, "threshold_from": note or "set after fitting"}
-        return ScoreModel(self.encoder, self.weights, self.bias, threshold, band, self.features, calibration)
+        return ScoreModel(self.encoder, self.weights, self.bias, threshold, band, self.features, calibration,
+                          "fixed", self.prior)
+
+    def with_rule(self, rule: str, prior: float | None = None) -> ScoreModel:
+        """The same model with another threshold rule (and fitting share of positives, if given)."""
+        return ScoreModel(self.encoder, self.weights, self.bias, self.threshold, self.band, self.features,
+                          self.calibration, rule, self.prior if prior is None else round(float(prior), 6))
+
+    def decision_model(self, probabilities: np.ndarray) -> ScoreModel:
+        """The fixed model that decides these items: this one when its rule is fixed; else its threshold moved
+        to where the items' expected false positives equal their expected false negatives, under the share of
+        alternatives estimated among them (the band moves by as much, in logit), and the estimate recorded in
+        its calibration record under ``adapted``. Fewer than :data:`prior_shift.MIN_ITEMS` items keep the
+        fitted threshold."""
+        if self.threshold_rule == "fixed":
+            return self
+        assert self.prior is not None
+        p = np.asarray(probabilities, dtype=np.float64)
+        record: dict[str, Any] = {"items": int(len(p)), "fitting_share": self.prior,
+                                  "fitted_threshold": self.threshold}
+        if len(p) < prior_shift.MIN_ITEMS:
+            threshold, band = self.threshold, self.band
+            record["kept"] = f"fewer than {prior_shift.MIN_ITEMS} items: the fitted threshold"
+        else:
+            share, posteriors = prior_shift.estimate_prior(p, self.prior)
+            threshold = round(min(max(prior_shift.expected_balanced_threshold(p, posteriors), 1e-6),
+                                  1 - 1e-6), 6)
+            shift = _logit(threshold) - _logit(self.threshold)
+            band = (math.floor(_sigmoid(_logit(self.band[0]) + shift) * 1e6) / 1e6,
+                    math.ceil(_sigmoid(_logit(self.band[1]) + shift) * 1e6) / 1e6)
+            band = (min(band[0], threshold), max(band[1], threshold))
+            record["estimated_share"] = round(share, 6)
+        record["threshold"], record["band"] = threshold, list(band)
+        calibration = {**self.calibration, "adapted": record}
+        return ScoreModel(self.encoder, self.weights, self.bias, threshold, band, self.features, calibration,
+                          "fixed", self.prior)
 
     def identity(self) -> dict[str, Any]:
-        """What decides the verdicts (for cache keys and manifests): everything but the calibration record."""
+        """What decides the verdicts (for cache keys and manifests): everything but the calibration record
+        (the rule and fitting share only when the threshold is adapted)."""
         out = asdict(self)
         out.pop("calibration")
+        if self.threshold_rule == "fixed":
+            out.pop("threshold_rule")
+            out.pop("prior")
         out["weights"], out["band"] = list(self.weights), list(self.band)
         out["features"] = list(self.features)
         return out
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.identity(), "calibration": dict(self.calibration)}
+        return {**self.identity(), "threshold_rule": self.threshold_rule, "prior": self.prior,
+                "calibration": dict(self.calibration)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], source: str = "score model") -> ScoreModel:
         try:
             return cls(str(data["encoder"]), tuple(float(w) for w in data["weights"]), float(data["bias"]),
                        float(data["threshold"]), (float(data["band"][0]), float(data["band"][1])),
-                       tuple(data.get("features", FEATURES)), dict(data.get("calibration", {})))
+                       tuple(data.get("features", FEATURES)), dict(data.get("calibration", {})),
+                       str(data.get("threshold_rule", "fixed")),
+                       None if data.get("prior") is None else float(data["prior"]))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise InputError(source, f"not a score model ({exc})") from exc
 
@@ -111,6 +170,10 @@ class ScoreModel:
 def _logit(p: float) -> float:
     p = min(max(p, 1e-12), 1 - 1e-12)
     return math.log(p / (1 - p))
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
 
 
 def default_model() -> ScoreModel:
