@@ -58,7 +58,8 @@ def test_the_fitting_share_must_be_a_share():
 
 
 def _model(rule: str = "adapted", prior: float | None = 0.1) -> ScoreModel:
-    return ScoreModel("fake", (1.0,) + (0.0,) * 6, 0.0, 0.5, (0.2, 0.8), FEATURES, {"data": "test"}, rule, prior)
+    return ScoreModel("fake", (1.0,) + (0.0,) * 6, 0.0, 0.5, (0.2, 0.8), FEATURES, {"data": "test"}, rule,
+                      prior)
 
 
 def test_an_adapted_model_moves_its_threshold_and_band_to_the_items():
@@ -96,3 +97,22 @@ def test_the_packaged_default_adapts():
 
     model = default_model()
     assert model.threshold_rule == "adapted" and 0 < (model.prior or 0) < 1
+
+
+def test_each_benchmark_gets_its_own_threshold_whatever_it_is_annotated_with():
+    rare, _ = calibrated_scores(0.05, 3_000, prior=0.1, seed=4)
+    common, _ = calibrated_scores(0.6, 3_000, prior=0.1, seed=5)
+    model = _model()
+    together = model.decide(np.concatenate([rare, common]), ["a"] * len(rare) + ["b"] * len(common))
+    alone = model.decide(rare, ["a"] * len(rare))
+    assert np.allclose(together.thresholds[:len(rare)], alone.thresholds)
+    assert together.thresholds[0] > together.thresholds[-1]  # fewer alternatives: a higher cut
+    assert set(together.adapted()) == {"a", "b"}
+    said = together.said(np.concatenate([rare, common]))
+    assert said.tolist() == (np.concatenate([rare, common]) >= together.thresholds).tolist()
+
+
+def test_a_decision_orders_items_by_their_own_threshold():
+    model = _model("fixed")
+    p = np.array([0.45, 0.7, 0.52, 0.9, 0.3])
+    assert model.decide(p).uncertainty_order(p).tolist() == model.uncertainty_order(p).tolist()

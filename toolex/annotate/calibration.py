@@ -78,7 +78,7 @@ def stage_two(benchmarks: Sequence[Benchmark], judge: OfflineSimilarityJudge, co
                           progress=False)
         decompositions = pipeline.decompose()
         hits = pipeline.retrieve_candidates(decompositions)
-    items, slots = verification_items(decompositions, hits, pipeline.tools)
+    items, slots = verification_items(decompositions, hits, pipeline.tools, pipeline.bench_of)
     return StageTwo(list(decompositions), dict(hits), items, slots)
 
 

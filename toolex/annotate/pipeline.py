@@ -196,7 +196,7 @@ class ToolEX:
             return self.folder.verified_sets()
         start = time.perf_counter()
         hits = self.retrieve_candidates(decompositions)
-        items, slots = verification_items(decompositions, hits, self.tools)
+        items, slots = verification_items(decompositions, hits, self.tools, self.bench_of)
         out = verified_sets(decompositions, hits, slots, self.judge.verify(items))
         write_jsonl(self.folder.path(VERIFIED), (v.to_json() for v in out))
         self._timed("verify", time.perf_counter() - start)

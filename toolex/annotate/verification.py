@@ -24,9 +24,10 @@ class Slot:
     score: float
 
 
-def verification_items(decompositions: Sequence[Decomposition], hits: Hits,
-                       tools: Mapping[str, Tool]) -> tuple[list[VerifyItem], list[Slot]]:
-    """One item per retrieved candidate of every sub-query, the reference tool itself left out."""
+def verification_items(decompositions: Sequence[Decomposition], hits: Hits, tools: Mapping[str, Tool],
+                       group_of: Mapping[str, str] | None = None) -> tuple[list[VerifyItem], list[Slot]]:
+    """One item per retrieved candidate of every sub-query, the reference tool itself left out; each item's
+    group is its query's benchmark (``group_of``: query id → benchmark name)."""
     items: list[VerifyItem] = []
     slots: list[Slot] = []
     for d in decompositions:
@@ -34,7 +35,8 @@ def verification_items(decompositions: Sequence[Decomposition], hits: Hits,
             for rank, (tool_id, score) in enumerate(hits.get((d.query_id, s.index), []), 1):
                 if tool_id == s.reference_tool:
                     continue
-                items.append(VerifyItem(s, tools[s.reference_tool], tools[tool_id]))
+                group = group_of.get(d.query_id, "") if group_of else ""
+                items.append(VerifyItem(s, tools[s.reference_tool], tools[tool_id], group))
                 slots.append(Slot(d.query_id, s.index, tool_id, rank, score))
     return items, slots
 

@@ -165,7 +165,7 @@ def annotate_part(model: ScoreModel, part: Part, config: AnnotateConfig,
                   judge: str = "offline") -> list[Annotation]:
     """ToolEX's annotations of ``part`` with ``model``'s verdicts on its items (Stage 3 as the pipeline runs
     it, with the offline judge's platform audit)."""
-    probabilities = model.probability(part.items.rows)
+    probabilities = model.probability(part.items.rows)  # one part is one benchmark: one threshold
     said = probabilities >= decision_threshold(model, probabilities)
     verdicts = [Verdict(bool(s), "", judge) for s in said]
     verified = verified_sets(part.items.decompositions, part.items.hits, part.items.slots, verdicts)

@@ -27,6 +27,7 @@ class VerifyItem:
     subquery: SubQuery
     reference: Tool
     candidate: Tool
+    group: str = ""  # the benchmark of the item's query (an adapted threshold is placed per benchmark)
 
 
 @dataclass(frozen=True)

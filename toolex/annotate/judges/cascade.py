@@ -19,7 +19,7 @@ import numpy as np
 
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
-from toolex.annotate.judges.scoring import ScoreModel
+from toolex.annotate.judges.scoring import Decision, ScoreModel
 from toolex.annotate.records import Decomposition, Verdict
 
 
@@ -74,12 +74,12 @@ class CascadeJudge(Judge):
     def audit(self, items: Sequence[AuditItem]) -> list[Verdict]:
         return self.offline.audit(items)
 
-    def route(self, probabilities: np.ndarray, in_band: np.ndarray, model: ScoreModel | None = None
-              ) -> np.ndarray:
+    def route(self, probabilities: np.ndarray, in_band: np.ndarray,
+              decision: ScoreModel | Decision | None = None) -> np.ndarray:
         """Indices of the items sent to the LLM: in the band (``in_band``, most unsure first; beyond it with
-        ``within_band=False``, by ``model``, default the offline judge's), within the budget."""
-        model = model or self.offline.model
-        order = in_band if self.within_band else model.uncertainty_order(probabilities, False)
+        ``within_band=False``, by ``decision``, default the offline judge's model), within the budget."""
+        decision = decision or self.offline.model
+        order = in_band if self.within_band else decision.uncertainty_order(probabilities, False)
         if self.llm is None:
             return order[:0]
         return order if self.budget is None else order[:self.budget]
@@ -87,9 +87,9 @@ class CascadeJudge(Judge):
     def verify(self, items: Sequence[VerifyItem]) -> list[Verdict]:
         if not items:
             return []
-        verdicts, probabilities, decider = self.offline.scored_verdicts(items)
-        in_band = decider.uncertainty_order(probabilities)
-        sent = self.route(probabilities, in_band, decider)
+        verdicts, probabilities, decision = self.offline.scored_verdicts(items)
+        in_band = decision.uncertainty_order(probabilities)
+        sent = self.route(probabilities, in_band, decision)
         self.routing["items"] += len(items)
         self.routing["in_band"] += len(in_band)
         self.routing["sent_to_llm"] += len(sent)

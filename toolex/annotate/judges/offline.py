@@ -30,7 +30,7 @@ import numpy as np
 
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
 from toolex.annotate.judges.features import FEATURES, feature_matrix, tool_description
-from toolex.annotate.judges.scoring import ScoreModel, default_model
+from toolex.annotate.judges.scoring import Decision, ScoreModel, default_model
 from toolex.annotate.records import Decomposition, SubQuery, Verdict
 from toolex.data.records import Tool
 from toolex.retrieval.base import Embedder
@@ -105,7 +105,7 @@ class OfflineSimilarityJudge(Judge):
         self.encoder = embedder if isinstance(embedder, RetrieverEncoder) else RetrieverEncoder(embedder)
         self.model = model or default_model()
         self.name = f"offline-similarity({self.encoder.short})"
-        #: where the last verification's threshold was placed (an adapted rule's estimate), for the manifest
+        #: where the last verification's thresholds were placed per benchmark (an adapted rule's estimates)
         self.operating_point: dict[str, Any] = {}
 
     def describe(self) -> dict[str, Any]:
@@ -162,21 +162,20 @@ class OfflineSimilarityJudge(Judge):
     def verify(self, items: Sequence[VerifyItem]) -> list[Verdict]:
         return self.scored_verdicts(items)[0]
 
-    def scored_verdicts(self, items: Sequence[VerifyItem]) -> tuple[list[Verdict], np.ndarray, ScoreModel]:
-        """The verdicts, the scores behind them and the model that decided them (its threshold placed for
-        these items when the rule is adapted), from one computation of the features."""
+    def scored_verdicts(self, items: Sequence[VerifyItem]) -> tuple[list[Verdict], np.ndarray, Decision]:
+        """The verdicts, the scores behind them and how they were decided (with an adapted rule, a threshold
+        placed per benchmark: the items' ``group``), from one computation of the features."""
         rows = self.features(items)
         probabilities = self.model.probability(rows)
-        decider = self.model.decision_model(probabilities)
-        if decider is not self.model:
-            self.operating_point = dict(decider.calibration.get("adapted", {}))
-        threshold = decider.threshold
+        decision = self.model.decide(probabilities, [it.group for it in items])
+        if adapted := decision.adapted():
+            self.operating_point = adapted
         out = []
-        for row, p in zip(rows, probabilities):
+        for row, p, threshold in zip(rows, probabilities, decision.thresholds):
             signals = ", ".join(f"{name} {value:.2f}" for name, value in zip(FEATURES, row))
             reason = f"score {p:.3f} {'>=' if p >= threshold else '<'} {threshold:.3f} ({signals})"
             out.append(Verdict(bool(p >= threshold), reason, self.name))
-        return out, probabilities, decider
+        return out, probabilities, decision
 
     def audit(self, items: Sequence[AuditItem]) -> list[Verdict]:
         return platform_audit(items, self.name)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,11 +79,9 @@ class ScoreModel:
     def uncertainty_order(self, probabilities: np.ndarray, within_band: bool = True) -> np.ndarray:
         """Indices of the items inside the band (every item: ``within_band=False``), most unsure (closest to
         the threshold in logit) first."""
-        p = np.clip(np.asarray(probabilities, dtype=np.float64), 1e-12, 1 - 1e-12)
-        inside = (np.flatnonzero((p >= self.band[0]) & (p <= self.band[1])) if within_band
-                  else np.arange(len(p)))
-        distance = np.abs(np.log(p[inside] / (1 - p[inside])) - _logit(self.threshold))
-        return inside[np.argsort(distance, kind="stable")]
+        n = len(probabilities)
+        return _unsure_order(probabilities, np.full(n, self.threshold), np.full(n, self.band[0]),
+                             np.full(n, self.band[1]), within_band)
 
     def with_threshold(self, threshold: float, note: str = "") -> ScoreModel:
         """The same weights with another, fixed decision threshold; the band widens to hold it if needed."""
@@ -127,6 +125,22 @@ class ScoreModel:
         return ScoreModel(self.encoder, self.weights, self.bias, threshold, band, self.features, calibration,
                           "fixed", self.prior)
 
+    def decide(self, probabilities: np.ndarray, groups: Sequence[str] | None = None) -> Decision:
+        """Per-item thresholds and bands for these items: one :meth:`decision_model` per group (the benchmark
+        of each item's query; ``None``: one group), so that a benchmark's verdicts do not depend on which
+        other benchmarks are annotated with it."""
+        p = np.asarray(probabilities, dtype=np.float64)
+        labels = [""] * len(p) if groups is None else list(groups)
+        if len(labels) != len(p):
+            raise ValueError(f"{len(labels)} groups for {len(p)} items")
+        thresholds, lows, highs = np.empty(len(p)), np.empty(len(p)), np.empty(len(p))
+        models: dict[str, ScoreModel] = {}
+        for group in dict.fromkeys(labels):
+            where = np.fromiter((g == group for g in labels), dtype=bool, count=len(labels))
+            model = models[group] = self.decision_model(p[where])
+            thresholds[where], lows[where], highs[where] = model.threshold, model.band[0], model.band[1]
+        return Decision(thresholds, lows, highs, models)
+
     def identity(self) -> dict[str, Any]:
         """What decides the verdicts (for cache keys and manifests): everything but the calibration record
         (the rule and fitting share only when the threshold is adapted)."""
@@ -165,6 +179,39 @@ class ScoreModel:
 
     def save(self, path: str | Path) -> None:
         write_json(path, self.to_json(), indent=1)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How a batch of items is decided: each item's threshold and unsure band, and the fixed model of each
+    group (:meth:`ScoreModel.decide`)."""
+
+    thresholds: np.ndarray
+    lows: np.ndarray
+    highs: np.ndarray
+    models: Mapping[str, ScoreModel]
+
+    def said(self, probabilities: np.ndarray) -> np.ndarray:
+        """Equivalent: the score reaches the item's threshold."""
+        return np.asarray(probabilities, dtype=np.float64) >= self.thresholds
+
+    def uncertainty_order(self, probabilities: np.ndarray, within_band: bool = True) -> np.ndarray:
+        """As :meth:`ScoreModel.uncertainty_order`, each item against its own threshold and band."""
+        return _unsure_order(probabilities, self.thresholds, self.lows, self.highs, within_band)
+
+    def adapted(self) -> dict[str, Any]:
+        """Per group, where an adapted threshold was placed (empty when every model's rule is fixed)."""
+        return {g or "all": dict(m.calibration["adapted"]) for g, m in self.models.items()
+                if "adapted" in m.calibration}
+
+
+def _unsure_order(probabilities: np.ndarray, thresholds: np.ndarray, lows: np.ndarray, highs: np.ndarray,
+                  within_band: bool) -> np.ndarray:
+    p = np.clip(np.asarray(probabilities, dtype=np.float64), 1e-12, 1 - 1e-12)
+    inside = np.flatnonzero((p >= lows) & (p <= highs)) if within_band else np.arange(len(p))
+    t = np.clip(thresholds[inside], 1e-12, 1 - 1e-12)
+    distance = np.abs(np.log(p[inside] / (1 - p[inside])) - np.log(t / (1 - t)))
+    return inside[np.argsort(distance, kind="stable")]
 
 
 def _logit(p: float) -> float:
