@@ -31,6 +31,8 @@ from toolex.io.atomic import write_json
 DEFAULT_MODEL_FILE = Path(__file__).with_name("offline_mpnet.json")
 #: Where the decision is made: at the fitted threshold, or adapted to each run's items.
 THRESHOLD_RULES = ("fixed", "adapted")
+#: The unit an adapted threshold is placed for (:meth:`ScoreModel.decide`).
+ADAPTED_PER = "benchmark"
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,8 @@ class ScoreModel:
         if self.threshold_rule == "fixed":
             out.pop("threshold_rule")
             out.pop("prior")
+        else:
+            out["adapted_per"] = ADAPTED_PER
         out["weights"], out["band"] = list(self.weights), list(self.band)
         out["features"] = list(self.features)
         return out
