@@ -116,3 +116,14 @@ def test_a_decision_orders_items_by_their_own_threshold():
     model = _model("fixed")
     p = np.array([0.45, 0.7, 0.52, 0.9, 0.3])
     assert model.decide(p).uncertainty_order(p).tolist() == model.uncertainty_order(p).tolist()
+
+
+def test_items_that_score_lower_than_any_mixture_keep_the_fitted_threshold():
+    # negatives scoring far lower than in fitting (a shifted benchmark): EM would run to a share of zero
+    probabilities, _ = calibrated_scores(0.05, 5_000, prior=0.2, seed=6)
+    shifted = probabilities ** 3
+    assert prior_shift.mixture_possible(probabilities, 0.2)
+    assert not prior_shift.mixture_possible(shifted, 0.2)
+    assert prior_shift.estimate_prior(shifted, 0.2)[0] == prior_shift.PRIOR_BOUNDS[0]
+    kept = _model(prior=0.2).decision_model(shifted)
+    assert kept.threshold == 0.5 and "no mixture" in kept.calibration["adapted"]["kept"]

@@ -15,8 +15,16 @@ all its Stage-2 candidates, and the probabilities adjusted to it:
    adjusted probabilities below it): the fitting procedure's own condition (false positives = false
    negatives), carried to the benchmark.
 
-It is transductive: a query's verdicts depend on the other queries annotated with it, so the estimate is made
-once over every item of an annotation run, and below :data:`MIN_ITEMS` items the fixed threshold is kept.
+The procedure assumes that only the share changes: alternatives and non-alternatives score as they did in
+the fitting sources. :func:`mixture_possible` tests what the items can refute of it: under that assumption
+the mean likelihood ratio of the items is at least 1 (it is exactly 1 over non-alternatives alone, and
+alternatives raise it), and so is the mean inverse ratio. Where the items fail this (a benchmark whose
+non-alternatives score far lower than the fitting sources' do, where EM would drive the share to zero), the
+fitted threshold is kept.
+
+It is transductive: a query's verdicts depend on the other queries of its benchmark annotated with it, so the
+estimate is made once per benchmark over every item of an annotation run, and below :data:`MIN_ITEMS` items
+the fixed threshold is kept.
 """
 
 from __future__ import annotations
@@ -37,6 +45,15 @@ def adjusted(probabilities: np.ndarray, prior: float, new_prior: float) -> np.nd
     positive = new_prior / prior * p
     negative = (1 - new_prior) / (1 - prior) * (1 - p)
     return positive / (positive + negative)
+
+
+def mixture_possible(probabilities: np.ndarray, prior: float) -> bool:
+    """Whether the items could be a mixture of the fitting sources' two classes in some share strictly
+    between 0 and 1: the mean likelihood ratio and the mean inverse ratio both exceed 1 (else EM's estimate
+    runs to a bound)."""
+    p = np.clip(np.asarray(probabilities, dtype=np.float64), _EPS, 1 - _EPS)
+    ratio = p / (1 - p) * (1 - prior) / prior
+    return bool(ratio.mean() > 1 and (1 / ratio).mean() > 1)
 
 
 def estimate_prior(probabilities: np.ndarray, prior: float, tolerance: float = 1e-8,

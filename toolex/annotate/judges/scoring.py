@@ -7,7 +7,8 @@ result is kept as data (:data:`DEFAULT_MODEL_FILE`) with a record of how it was 
 
 ``threshold_rule`` says where the decision is made: ``fixed`` at ``threshold``; ``adapted`` at the threshold
 :mod:`~toolex.annotate.judges.prior_shift` places for the items of one annotation run, from the share of
-alternatives it estimates among them (``prior`` is the share the probabilities are calibrated to).
+alternatives it estimates among them (``prior`` is the share the probabilities are calibrated to), where the
+items allow such an estimate.
 :meth:`ScoreModel.decision_model` gives the fixed model that decides a given set of items.
 """
 
@@ -113,6 +114,10 @@ class ScoreModel:
         if len(p) < prior_shift.MIN_ITEMS:
             threshold, band = self.threshold, self.band
             record["kept"] = f"fewer than {prior_shift.MIN_ITEMS} items: the fitted threshold"
+        elif not prior_shift.mixture_possible(p, self.prior):
+            threshold, band = self.threshold, self.band
+            record["kept"] = ("the items are no mixture of the fitting sources' classes (mean likelihood "
+                              "ratio or its inverse at most 1): the fitted threshold")
         else:
             share, posteriors = prior_shift.estimate_prior(p, self.prior)
             threshold = round(min(max(prior_shift.expected_balanced_threshold(p, posteriors), 1e-6),
