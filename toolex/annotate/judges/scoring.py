@@ -32,8 +32,9 @@ from toolex.io.atomic import write_json
 DEFAULT_MODEL_FILE = Path(__file__).with_name("offline_mpnet.json")
 #: Where the decision is made: at the fitted threshold, or adapted to each run's items.
 THRESHOLD_RULES = ("fixed", "adapted")
-#: The unit an adapted threshold is placed for (:meth:`ScoreModel.decide`).
-ADAPTED_PER = "benchmark"
+#: How an adapted threshold is placed (in an adapted model's identity, so that a change of the rule's code
+#: changes the annotation folders it decides): per benchmark, :mod:`~toolex.annotate.judges.prior_shift`.
+ADAPTED_RULE = "per benchmark; EM share; expected errors balanced; fitted threshold where no mixture; v2"
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ class ScoreModel:
             out.pop("threshold_rule")
             out.pop("prior")
         else:
-            out["adapted_per"] = ADAPTED_PER
+            out["adapted_rule"] = ADAPTED_RULE
         out["weights"], out["band"] = list(self.weights), list(self.band)
         out["features"] = list(self.features)
         return out
