@@ -10,10 +10,13 @@ EXTRAS  ?= dev
 TOOLEX_DATA  ?= $(abspath ../shared/data)
 TOOLEX_PAPER ?= $(abspath ../shared/paper)
 export TOOLEX_DATA TOOLEX_PAPER
-# Settings of `make paper`: SMOKE=1 runs the fast smoke setting; JUDGE=offline|local|api.
+# Settings of `make paper`: SMOKE=1 runs the fast smoke setting; JUDGE=offline|local|api; FROM_SCRATCH=1
+# computes the default annotations even where the ToolEq release (data/release/tooleq) holds them.
 SMOKE ?= 0
 JUDGE ?= offline
-export SMOKE JUDGE
+FROM_SCRATCH ?= 0
+TOOLEX_FROM_SCRATCH := $(FROM_SCRATCH)
+export SMOKE JUDGE TOOLEX_FROM_SCRATCH
 
 STAMP := $(VENV)/.installed-$(EXTRAS)
 

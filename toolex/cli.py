@@ -26,6 +26,7 @@ COMMANDS = {
     "paper-check": "toolex.commands.paper_check",
     "skills": "toolex.commands.skills",
     "downstream": "toolex.commands.downstream",
+    "release": "toolex.commands.release",
 }
 
 

@@ -115,3 +115,8 @@ def validation_dir() -> Path:
 def expected_dir() -> Path:
     """Expected numbers of our own pipeline, kept as data and checked with a tolerance."""
     return ROOT / "data" / "expected"
+
+
+def release_dir() -> Path:
+    """Released results kept as data (the ToolEq annotations of the default setting)."""
+    return _env_path("TOOLEX_RELEASE", ROOT / "data" / "release")

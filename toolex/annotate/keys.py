@@ -98,14 +98,14 @@ def offline_identity(score_model: Any, encoder: str) -> dict[str, Any]:
     return {"kind": "offline", "score_model": score_model.identity(), "encoder": encoder}
 
 
-def _config_fields(config: Any) -> dict[str, Any]:
+def config_fields(config: Any) -> dict[str, Any]:
     """A config's fields: a dataclass instance's, else its attributes."""
     return asdict(config) if is_dataclass(config) and not isinstance(config, type) else dict(vars(config))
 
 
 def config_part(config: Any, stage: str) -> dict[str, Any]:
     """The config fields that decide ``stage``."""
-    fields = _config_fields(config)
+    fields = config_fields(config)
     if stage == "decompose":
         return {}
     listed = {f for names in STAGE_CONFIG.values() for f in names}
@@ -123,5 +123,5 @@ def stage_key(data_fingerprint: str, judge: Any, stage: str, config: Any) -> str
 def annotation_key(query_key: Any, identity: Mapping[str, Any], config: Any, version: str) -> str:
     """The key of a cached annotation folder: queries, the judge's identity, the whole config, the stages'
     code versions and the package version."""
-    fields = _config_fields(config)
+    fields = config_fields(config)
     return digest(query_key, dict(identity), fields, STAGE_VERSIONS, version, length=12)

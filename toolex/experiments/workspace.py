@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,13 +28,14 @@ from toolex import __version__, paths
 from toolex.annotate.artifacts import ArtifactFolder
 from toolex.annotate.judges import build_judge
 from toolex.annotate.judges.scoring import default_model
-from toolex.annotate.keys import annotation_key, judge_identity, offline_identity
+from toolex.annotate.keys import annotation_key, config_fields, judge_identity, offline_identity
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 from toolex.data import load_benchmarks, tool_pools
 from toolex.data.checksum import combine_checksums
 from toolex.data.records import Benchmark, Query, Tool
+from toolex.experiments import release
 from toolex.experiments.finetune import resolve_spec
-from toolex.experiments.settings import ReportSettings
+from toolex.experiments.settings import ReportSettings, flag
 from toolex.io.annotations import Annotation, one_to_one, read_annotations
 from toolex.io.trec import Run, read_run, write_run
 from toolex.retrieval import build_retriever, retrieve_queries, subquery_retrieve
@@ -146,25 +149,56 @@ def _judge_key(kind: str, config: Any, judge: Any = None) -> dict[str, Any]:
     return judge_identity(build_judge(kind, progress=False))
 
 
+def toolex_folder(label: str, key: Any, config: Any, kind: str, judge: Any = None,
+                  ) -> tuple[ArtifactFolder, dict[str, Any]]:
+    """The folder ``annotations/<label>-<fingerprint>`` that :func:`ensure_toolex` uses, and the judge
+    identity in its key; nothing is computed."""
+    identity = _judge_key(kind, config, judge)
+    folder = ArtifactFolder(paths.artifacts_dir() / "annotations"
+                            / f"{label}-{annotation_key(key, identity, config, __version__)}")
+    return folder, identity
+
+
+def complete(folder: ArtifactFolder) -> bool:
+    return bool(folder.manifest().get("files") and folder.annotations_path().exists())
+
+
 def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries: Sequence[Query],
                   config: Any,
                   kind: str, progress: bool = False, judge: Any = None) -> ArtifactFolder:
     """The ToolEX artifact folder ``annotations/<label>-<fingerprint>`` of ``queries`` with a judge ``kind``
-    (or the built ``judge``), reused when complete, else computed; the fingerprint covers ``key``, every
-    stage's judge settings, ``config``, the stages' code versions and the package version
-    (:func:`toolex.annotate.keys.annotation_key`), so a folder made with other settings is never reused."""
+    (or the built ``judge``), reused when complete, else unpacked from the ToolEq release when the release
+    holds this very folder (:mod:`toolex.experiments.release`; not with ``TOOLEX_FROM_SCRATCH=1``), else
+    computed; the fingerprint covers ``key``, every stage's judge settings, ``config``, the stages' code
+    versions and the package version (:func:`toolex.annotate.keys.annotation_key`), so a folder made with
+    other settings is never reused."""
 
     if judge is None and kind != "offline":
         judge = build_judge(kind, progress=progress)  # cheap for an LLM judge: its key comes from it
-    identity = _judge_key(kind, config, judge)
-    folder = ArtifactFolder(paths.artifacts_dir() / "annotations"
-                            / f"{label}-{annotation_key(key, identity, config, __version__)}")
-    if not (folder.manifest().get("files") and folder.annotations_path().exists()):
+    folder, _ = toolex_folder(label, key, config, kind, judge)
+    scratch = flag(os.environ.get(release.FROM_SCRATCH_ENV))
+    if not complete(folder) and not scratch and release.restore(release.default_release(), folder.folder):
+        print(f"[toolex] annotations {folder.folder.name} unpacked from the ToolEq release "
+              f"{paths.portable(release.default_release())} (TOOLEX_FROM_SCRATCH=1 recomputes them)",
+              file=sys.stderr)
+    if not complete(folder):
         embedder = retriever(config.retriever)
         judge = judge or build_judge(kind, embedder=embedder, progress=progress)
         ToolEX(benchmarks, judge, folder.folder, config, retriever=embedder, progress=progress,
                queries=queries).run()
     return folder
+
+
+def default_folder(settings: ReportSettings | None = None, kind: str = "offline",
+                   ) -> tuple[ArtifactFolder, dict[str, str], Workspace]:
+    """The annotation folder of a setting (default: the default setting) with a judge ``kind``, its key
+    parts (:func:`toolex.experiments.release.key_parts`) and the workspace; nothing is computed."""
+    settings = settings or ReportSettings.make(judge=kind)
+    workspace = Workspace.load(settings)
+    config = AnnotateConfig(pool=settings.pool)
+    folder, identity = toolex_folder(slug(kind), workspace.key, config, kind)
+    parts = release.key_parts(workspace.key, identity, config_fields(config))
+    return folder, parts, workspace
 
 
 def ensure_annotations(workspace: Workspace, judge_kind: str | None = None,

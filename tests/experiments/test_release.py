@@ -1,0 +1,128 @@
+"""The ToolEq release: deterministic build, checksums that catch tampering, the key check, restoring the
+annotation folder byte for byte, and make paper's use of it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from toolex.annotate.artifacts import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, VERIFIED
+from toolex.annotate.pipeline import AnnotateConfig
+from toolex.errors import InputError
+from toolex.experiments import release, workspace
+from toolex.experiments.datasheet import annotation_counts, datasheet
+from toolex.experiments.release import sha256
+
+
+def annotation_folder(root: Path, name: str = "offline-abc123") -> Path:
+    """A small complete annotation folder: stage files and a manifest listing their sha256."""
+    folder = root / name
+    folder.mkdir(parents=True)
+    texts = {
+        ANNOTATIONS: '{"query_id": "q1", "category": "web", "reference": ["a"], '
+                     '"combinations": [["a"], ["b"]]}\n'
+                     '{"query_id": "q2", "category": "code", "reference": ["c"], "combinations": [["c"]]}\n',
+        SUBQUERIES: '{"query_id": "q1"}\n{"query_id": "q2"}\n',
+        VERIFIED: '{"query_id": "q1", "index": 0, "candidates": []}\n',
+        COMBINATIONS: '{"query_id": "q1", "combinations": []}\n',
+    }
+    for name_, text in texts.items():
+        (folder / name_).write_text(text, encoding="utf-8")
+    manifest = {"judge": {"name": "offline-similarity(mpnet)"}, "toolex_version": "test",
+                "config": {"top_k": 20, "retriever": "dense:mpnet", "max_combinations": 20},
+                "ledger": {"operating_point": {"toolret/x": {"threshold": 0.5, "kept": "fewer items"}}},
+                "files": {n: {"sha256": sha256(t.encode())} for n, t in texts.items()}}
+    (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    return folder
+
+
+def built(tmp_path: Path, name: str = "offline-abc123") -> tuple[Path, Path]:
+    folder = annotation_folder(tmp_path / "artifacts", name)
+    parts = {"queries_and_data": "k1", "judge": "j1", "config": "c1", "package_version": "v"}
+    out = release.build(folder, tmp_path / "release", {"key_parts": parts}, datasheet(folder, "test data"))
+    return folder, out
+
+
+def test_build_is_deterministic_and_small(tmp_path):
+    folder, out = built(tmp_path)
+    first = {p.name: p.read_bytes() for p in out.iterdir()}
+    release.build(folder, out, {"key_parts": {}}, "sheet")
+    again = {p.name: p.read_bytes() for p in out.iterdir()}
+    for name in release.STAGE_FILES:
+        assert first[f"{name}.gz"] == again[f"{name}.gz"]
+        assert gzip.decompress(first[f"{name}.gz"]) == (folder / name).read_bytes()
+    record = release.read(out)
+    assert record["folder"] == "offline-abc123" and set(record["files"]) == set(release.STAGE_FILES)
+
+
+def test_verify_passes_then_catches_every_kind_of_tampering(tmp_path):
+    _, out = built(tmp_path)
+    assert release.verify(out).ok
+    (out / f"{VERIFIED}.gz").write_bytes(release.gzip_bytes(b"changed\n"))
+    broken = release.verify(out)
+    assert not broken.ok and any(VERIFIED in p for p in broken.problems)
+    _, out = built(tmp_path / "again")
+    (out / MANIFEST).write_text("{}", encoding="utf-8")
+    assert any(MANIFEST in p for p in release.verify(out).problems)
+    _, out = built(tmp_path / "third")
+    (out / f"{ANNOTATIONS}.gz").unlink()
+    assert any("missing" in p for p in release.verify(out).problems)
+
+
+def test_verify_says_whether_the_current_setup_has_the_release_key_and_why_not(tmp_path):
+    _, out = built(tmp_path)
+    assert release.verify(out, "offline-abc123").matches
+    other = release.verify(out, "offline-fff999", {"queries_and_data": "k1", "judge": "j2", "config": "c1",
+                                                     "package_version": "v"})
+    assert other.ok and other.matches is False and "judge differ" in other.reason
+
+
+def test_restore_reproduces_the_folder_byte_for_byte_only_under_its_own_name(tmp_path):
+    folder, out = built(tmp_path)
+    target = tmp_path / "elsewhere" / folder.name
+    assert release.restore(out, target)
+    for name in (*release.STAGE_FILES, MANIFEST):
+        assert (target / name).read_bytes() == (folder / name).read_bytes()
+    assert not release.restore(out, tmp_path / "elsewhere" / "offline-other")
+    (out / f"{COMBINATIONS}.gz").write_bytes(release.gzip_bytes(b"x\n"))
+    with pytest.raises(InputError, match=COMBINATIONS):
+        release.restore(out, tmp_path / "third" / folder.name)
+
+
+def test_make_paper_starts_from_a_matching_release_unless_told_to_recompute(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "artifacts"))
+    monkeypatch.setenv("TOOLEX_RELEASE", str(tmp_path / "releases"))
+    config = AnnotateConfig()
+    target, _ = workspace.toolex_folder("offline", "key", config, "offline")
+    source = annotation_folder(tmp_path / "made", target.folder.name)
+    release.build(source, release.default_release(), {"key_parts": {}}, "sheet")
+    computed: list[str] = []
+
+    class Counting:
+        def __init__(self, *args, **kwargs):
+            computed.append("ToolEX")
+
+        def run(self):
+            return None
+
+    monkeypatch.setattr(workspace, "ToolEX", Counting)
+    monkeypatch.setattr(workspace, "retriever", lambda spec: None)
+    monkeypatch.setattr(workspace, "build_judge", lambda *a, **k: None)
+    folder = workspace.ensure_toolex("offline", "key", [], [], config, "offline")
+    assert not computed
+    assert (folder.folder / ANNOTATIONS).read_bytes() == (source / ANNOTATIONS).read_bytes()
+    monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "fresh"))  # the same key, an empty cache
+    monkeypatch.setenv(release.FROM_SCRATCH_ENV, "1")
+    workspace.ensure_toolex("offline", "key", [], [], config, "offline")
+    assert computed == ["ToolEX"] and not (tmp_path / "fresh" / "annotations" / target.folder.name).exists()
+
+
+def test_the_datasheet_counts_from_the_annotations(tmp_path):
+    folder = annotation_folder(tmp_path)
+    counts = {r["category"]: r for r in annotation_counts(folder)}
+    assert counts["web"]["gaining"] == 1 and counts["code"]["gaining"] == 0
+    text = datasheet(folder, "test data")
+    assert "2 queries of test data" in text and "1 queries (50.0 %)" in text and "MIT" in text
