@@ -14,9 +14,11 @@ export TOOLEX_DATA TOOLEX_PAPER
 # computes the default annotations even where the ToolEq release (data/release/tooleq) holds them.
 SMOKE ?= 0
 JUDGE ?= offline
-FROM_SCRATCH ?= 0
+export SMOKE JUDGE
+ifdef FROM_SCRATCH
 TOOLEX_FROM_SCRATCH := $(FROM_SCRATCH)
-export SMOKE JUDGE TOOLEX_FROM_SCRATCH
+export TOOLEX_FROM_SCRATCH
+endif
 
 STAMP := $(VENV)/.installed-$(EXTRAS)
 

@@ -56,7 +56,9 @@ def main() -> None:
 
     folder = ArtifactFolder(args.sample)
     manifest = folder.manifest()
-    tools = {t.id: t for b in manifest["benchmarks"] for t in load_benchmark(b["name"]).tools.values()}
+    loaded = [load_benchmark(b["name"]) for b in manifest["benchmarks"]]
+    tools = {t.id: t for b in loaded for t in b.tools.values()}
+    bench_of = {q.id: b.name for b in loaded for q in b.queries}  # the pipeline decides per benchmark
     subqueries = {d.query_id: d.subqueries for d in folder.decompositions() if d.ok}
     items, recorded = [], {}
     for v in folder.verified_sets():
@@ -64,13 +66,14 @@ def main() -> None:
         for c in v.candidates:
             if c.verdict.judge == "reference" or not c.verdict.ok:
                 continue
-            items.append(VerifyItem(sub, tools[v.reference_tool], tools[c.tool_id]))
+            items.append(VerifyItem(sub, tools[v.reference_tool], tools[c.tool_id], bench_of[v.query_id]))
             recorded[(sub.text, v.reference_tool, c.tool_id)] = c.verdict
     llm_only = [recorded[(it.subquery.text, it.reference.id, it.candidate.id)].equivalent for it in items]
     offline = offline_judge()
     replay = RecordedVerifier(recorded, manifest["judge"]["name"])
     rows = []
-    band = len(offline.model.uncertainty_order(offline.scores(items)))
+    scores = offline.scores(items)
+    band = len(offline.model.decide(scores, [it.group for it in items]).uncertainty_order(scores))
     budgets = sorted({round(len(items) * share) for share in [i / 20 for i in range(21)]} | {band})
     for budget in budgets:
         in_band = budget == band  # the band alone, or a budget over every item, most unsure first

@@ -9,7 +9,7 @@ import pytest
 from toolex.annotate.calibration import balanced_threshold
 from toolex.annotate.judges import prior_shift
 from toolex.annotate.judges.features import FEATURES
-from toolex.annotate.judges.scoring import ScoreModel
+from toolex.annotate.judges.scoring import Decision, ScoreModel
 from toolex.errors import InputError
 
 
@@ -90,6 +90,7 @@ def test_the_rule_is_validated_and_round_trips():
     assert ScoreModel.from_json(model.to_json()) == model
     assert model.identity()["threshold_rule"] == "adapted" and model.identity()["prior"] == 0.1
     assert "threshold_rule" not in _model("fixed").identity()  # fixed models keep their former identity
+    assert model.identity()["adapted_rule"]["min_items"] == prior_shift.MIN_ITEMS  # constants decide too
 
 
 def test_the_packaged_default_adapts():
@@ -108,22 +109,47 @@ def test_each_benchmark_gets_its_own_threshold_whatever_it_is_annotated_with():
     assert np.allclose(together.thresholds[:len(rare)], alone.thresholds)
     assert together.thresholds[0] > together.thresholds[-1]  # fewer alternatives: a higher cut
     assert set(together.adapted()) == {"a", "b"}
-    said = together.said(np.concatenate([rare, common]))
-    assert said.tolist() == (np.concatenate([rare, common]) >= together.thresholds).tolist()
+    both = np.concatenate([rare, common])
+    said, low, high = together.said(both), together.thresholds[-1], together.thresholds[0]
+    between = (both >= low) & (both < high)  # said in the common benchmark, not in the rare one
+    in_rare = np.arange(len(both)) < len(rare)
+    assert (between & in_rare).any() and (between & ~in_rare).any()
+    assert not said[between & in_rare].any() and said[between & ~in_rare].all()
 
 
 def test_a_decision_orders_items_by_their_own_threshold():
-    model = _model("fixed")
-    p = np.array([0.45, 0.7, 0.52, 0.9, 0.3])
-    assert model.decide(p).uncertainty_order(p).tolist() == model.uncertainty_order(p).tolist()
+    low = _model("fixed").with_threshold(0.2)
+    high = _model("fixed").with_threshold(0.8)
+    decision = Decision(np.array([0.2, 0.2, 0.8, 0.8]), np.zeros(4), np.ones(4), {"a": low, "b": high})
+    p = np.array([0.5, 0.21, 0.79, 0.5])
+    # each item against its own threshold: 0.21 is nearest its 0.2, 0.79 its 0.8; the two 0.5 are far
+    assert decision.uncertainty_order(p).tolist()[:2] == [1, 2]
 
 
 def test_items_that_score_lower_than_any_mixture_keep_the_fitted_threshold():
     # negatives scoring far lower than in fitting (a shifted benchmark): EM would run to a share of zero
     probabilities, _ = calibrated_scores(0.05, 5_000, prior=0.2, seed=6)
     shifted = probabilities ** 3
-    assert prior_shift.mixture_possible(probabilities, 0.2)
-    assert not prior_shift.mixture_possible(shifted, 0.2)
+    assert prior_shift.share_estimable(probabilities, 0.2)
+    assert not prior_shift.share_estimable(shifted, 0.2)
     assert prior_shift.estimate_prior(shifted, 0.2)[0] == prior_shift.PRIOR_BOUNDS[0]
     kept = _model(prior=0.2).decision_model(shifted)
-    assert kept.threshold == 0.5 and "no mixture" in kept.calibration["adapted"]["kept"]
+    assert kept.threshold == 0.5 and "not estimable" in kept.calibration["adapted"]["kept"]
+    assert kept.calibration["adapted"]["ratio_bounds"][0] < 1
+
+
+def test_one_extreme_item_does_not_decide_a_benchmark():
+    probabilities, _ = calibrated_scores(0.05, 5_000, prior=0.2, seed=6)
+    shifted = np.append(probabilities ** 3, 1 - 1e-9)
+    assert not prior_shift.share_estimable(shifted, 0.2)
+    assert _model(prior=0.2).decision_model(shifted).threshold == 0.5
+
+
+def test_a_share_indistinguishable_from_zero_keeps_the_fitted_threshold():
+    negatives_only, _ = calibrated_scores(0.0, 3_000, prior=0.2, seed=7)
+    assert not prior_shift.share_estimable(negatives_only, 0.2)
+
+
+def test_non_finite_scores_are_refused():
+    with pytest.raises(ValueError, match="finite"):
+        prior_shift.estimate_prior(np.array([0.2, np.nan]), 0.2)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from toolex.annotate.artifacts import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, VERIFIED
-from toolex.annotate.pipeline import AnnotateConfig
+from toolex.annotate.pipeline import STAGE_FILES, AnnotateConfig
 from toolex.errors import InputError
 from toolex.experiments import release, workspace
 from toolex.experiments.datasheet import annotation_counts, datasheet
@@ -31,10 +31,16 @@ def annotation_folder(root: Path, name: str = "offline-abc123") -> Path:
     }
     for name_, text in texts.items():
         (folder / name_).write_text(text, encoding="utf-8")
+    digest = {n: {"lines": t.count("\n"), "bytes": len(t.encode()), "sha256": sha256(t.encode())}
+              for n, t in texts.items()}
+    # shaped as ToolEX.write_manifest writes it: stage artifacts under "stages", the export under "artifacts"
     manifest = {"judge": {"name": "offline-similarity(mpnet)"}, "toolex_version": "test",
                 "config": {"top_k": 20, "retriever": "dense:mpnet", "max_combinations": 20},
                 "ledger": {"operating_point": {"toolret/x": {"threshold": 0.5, "kept": "fewer items"}}},
-                "files": {n: {"sha256": sha256(t.encode())} for n, t in texts.items()}}
+                "stages": {stage: {"key": "k", "artifact": digest[name]}
+                           for stage, name in STAGE_FILES.items()},
+                "artifacts": {ANNOTATIONS: digest[ANNOTATIONS]},
+                "files": [SUBQUERIES, VERIFIED, COMBINATIONS, ANNOTATIONS]}
     (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     return folder
 
@@ -70,6 +76,27 @@ def test_verify_passes_then_catches_every_kind_of_tampering(tmp_path):
     _, out = built(tmp_path / "third")
     (out / f"{ANNOTATIONS}.gz").unlink()
     assert any("missing" in p for p in release.verify(out).problems)
+
+
+def test_a_folder_that_differs_from_its_manifest_is_not_released_and_the_old_release_stays(tmp_path):
+    folder, out = built(tmp_path)
+    before = (out / release.RELEASE_FILE).read_bytes()
+    (folder / VERIFIED).write_text("edited by hand\n", encoding="utf-8")
+    with pytest.raises(InputError, match="differs from its manifest"):
+        release.build(folder, out, {}, "sheet")
+    assert (out / release.RELEASE_FILE).read_bytes() == before and release.verify(out).ok
+    assert not list(tmp_path.glob("release.*"))  # no staging or old folder left behind
+
+
+def test_a_stage_file_the_manifest_disowns_is_caught(tmp_path):
+    _, out = built(tmp_path)
+    manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    manifest["stages"]["verify"]["artifact"]["sha256"] = "0" * 64
+    (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    record = json.loads((out / release.RELEASE_FILE).read_text(encoding="utf-8"))
+    record["manifest_sha256"] = sha256((out / MANIFEST).read_bytes())
+    (out / release.RELEASE_FILE).write_text(json.dumps(record), encoding="utf-8")
+    assert any("annotation manifest" in p for p in release.verify(out).problems)
 
 
 def test_verify_says_whether_the_current_setup_has_the_release_key_and_why_not(tmp_path):
@@ -114,6 +141,12 @@ def test_make_paper_starts_from_a_matching_release_unless_told_to_recompute(tmp_
     folder = workspace.ensure_toolex("offline", "key", [], [], config, "offline")
     assert not computed
     assert (folder.folder / ANNOTATIONS).read_bytes() == (source / ANNOTATIONS).read_bytes()
+    monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "damaged"))  # a damaged release: computed instead
+    (release.default_release() / f"{VERIFIED}.gz").write_bytes(b"not gzip")
+    workspace.ensure_toolex("offline", "key", [], [], config, "offline")
+    assert computed == ["ToolEX"]
+    computed.clear()
+    release.build(source, release.default_release(), {"key_parts": {}}, "sheet")
     monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "fresh"))  # the same key, an empty cache
     monkeypatch.setenv(release.FROM_SCRATCH_ENV, "1")
     workspace.ensure_toolex("offline", "key", [], [], config, "offline")
@@ -126,3 +159,14 @@ def test_the_datasheet_counts_from_the_annotations(tmp_path):
     assert counts["web"]["gaining"] == 1 and counts["code"]["gaining"] == 0
     text = datasheet(folder, "test data")
     assert "2 queries of test data" in text and "1 queries (50.0 %)" in text and "MIT" in text
+
+
+def test_the_kept_release_verifies_and_matches_the_current_judge_and_data():
+    """What `toolex release verify` checks, run by CI: a judge or data change must come with a new release."""
+    kept = release.default_release()
+    if not (kept / release.RELEASE_FILE).exists():
+        pytest.fail(f"no ToolEq release at {kept}; build it with `make release`")
+    folder, parts, _ = workspace.default_folder()
+    result = release.verify(kept, folder.folder.name, parts)
+    assert result.ok, result.lines()
+    assert result.matches, result.reason

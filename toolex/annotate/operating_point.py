@@ -207,6 +207,7 @@ def fit_threshold(model: ScoreModel, labels: Sequence[Label], record: Mapping[st
         "benchmark": record.get("benchmark"), "labels": len(labels), "equivalent": int(truth.sum()),
         "estimated_items": float(weights.sum()), "estimated_equivalent_share":
             float(weights[truth].sum() / weights.sum()), "default_threshold": model.threshold,
+        "default_threshold_rule": model.threshold_rule,
         "labels_source": source}}
     return ScoreModel(fitted.encoder, fitted.weights, fitted.bias, fitted.threshold, fitted.band,
                       fitted.features, calibration, "fixed", model.prior)

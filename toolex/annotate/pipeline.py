@@ -262,6 +262,10 @@ class ToolEX:
         judge = manifest["judge"]  # an LLM judge: each stage's model and prompt, cuts made to fit its context
         manifest.update({k: judge[k] for k in ("models", "prompt_versions", "audit_dependency")
                          if k in judge})
+        # a verification skipped in this run placed no threshold: keep where the run that made it placed them
+        previous = self.folder.manifest().get("ledger", {})
+        if "operating_point" in previous and "operating_point" not in manifest["ledger"]:
+            manifest["ledger"]["operating_point"] = previous["operating_point"]
         # a stage skipped in this run rendered no prompt: keep its counts
         if "truncation" in manifest["ledger"]:
             manifest["truncation"] = {s: t if t["prompts"] or s not in manifest.get("truncation", {})

@@ -86,14 +86,17 @@ def draw_command(args: argparse.Namespace) -> int:
     for i, (item, slot) in enumerate(zip(done.items, done.slots)):
         first.setdefault(item_key(slot.query_id, item.reference.id, slot.tool_id), i)
     unique = list(first.values())
-    probabilities = judge.scores([done.items[i] for i in unique])
-    drawn = draw(probabilities, model, args.draw, args.seed)
+    every = judge.scores(done.items)
+    decider = model.decision_model(every)  # the threshold the benchmark's annotation would use (all items)
+    probabilities = every[unique]
+    drawn = draw(probabilities, decider, args.draw, args.seed)
     query = {q.id: q.text for q in benchmark.queries}
     picked = [unique[i] for i in drawn.indices]
     records = [to_label(done.items[i], done.slots[i].query_id, query[done.slots[i].query_id]) for i in picked]
     keys = [item_key(r["query_id"], r["reference"], r["candidate"]) for r in records]
     record = {"benchmark": benchmark.name, "data_sha256": benchmark.checksum, "seed": args.seed,
               "judge": judge.name, "score_model": model.identity(), "items_total": len(unique),
+              "decision_threshold": decider.threshold, "decision_band": list(decider.band),
               "strata": drawn.sizes,
               "procedure": "stratified by the default score: the unsure band and equal-count bins below and "
                            "above it; uniform within a stratum (toolex.annotate.operating_point)",

@@ -23,8 +23,7 @@ LICENCES = {
 
 
 def annotation_counts(folder: Path) -> list[dict[str, Any]]:
-    """Per benchmark (the query id's prefix before ``_query`` or the category): queries, queries with a
-    combination beyond C*, mean valid combinations per query."""
+    """Per category: queries, queries with a combination beyond C*, mean valid combinations per query."""
     rows: dict[str, Counter[str]] = {}
     for line in (folder / ANNOTATIONS).read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
@@ -65,6 +64,8 @@ def datasheet(folder: str | Path, workspace: str) -> str:
     judge = manifest.get("judge", {})
     counts = annotation_counts(folder)
     total = sum(r["queries"] for r in counts)
+    if not total:
+        raise ValueError(f"{folder}: no annotated query to describe")
     gaining = sum(r["gaining"] for r in counts)
     table = ["| category | queries | gaining a combination | valid combinations per query |",
              "|---|---:|---:|---:|"]

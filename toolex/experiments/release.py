@@ -36,8 +36,10 @@ from toolex.annotate.artifacts import (
     VERIFIED,
     ArtifactFolder,
 )
+from toolex.annotate.pipeline import STAGE_FILES as STAGE_FILE_OF
 from toolex.errors import InputError
 from toolex.io.atomic import atomic_writer, write_json
+from toolex.io.lock import FolderLock
 
 FORMAT = 1
 RELEASE_FILE = "release.json"
@@ -72,20 +74,49 @@ def build(folder: str | Path, out: str | Path, about: Mapping[str, Any], datashe
     staging = out.with_name(out.name + ".building")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    files: dict[str, dict[str, Any]] = {}
-    for name in STAGE_FILES:
-        raw = source.path(name).read_bytes()
-        packed = gzip_bytes(raw)
-        (staging / f"{name}.gz").write_bytes(packed)
-        files[name] = {"sha256": sha256(raw), "bytes": len(raw), "gz_sha256": sha256(packed),
-                       "gz_bytes": len(packed)}
-    shutil.copyfile(source.path(MANIFEST), staging / MANIFEST)
-    record = {"format": FORMAT, "folder": source.folder.name, "package_version": __version__, **about,
-              "manifest_sha256": sha256((staging / MANIFEST).read_bytes()), "files": files}
-    write_json(staging / RELEASE_FILE, record, indent=1)
-    (staging / DATASHEET).write_text(datasheet, encoding="utf-8")
-    shutil.rmtree(out, ignore_errors=True)
-    staging.rename(out)
+    try:
+        files: dict[str, dict[str, Any]] = {}
+        recorded = stage_sha256(manifest)
+        for name in STAGE_FILES:
+            raw = source.path(name).read_bytes()
+            if recorded.get(name) not in (None, sha256(raw)):
+                raise InputError(str(source.path(name)), "differs from its manifest's sha256: the folder is "
+                                                         "not the one its manifest describes")
+            packed = gzip_bytes(raw)
+            (staging / f"{name}.gz").write_bytes(packed)
+            files[name] = {"sha256": sha256(raw), "bytes": len(raw), "gz_sha256": sha256(packed),
+                           "gz_bytes": len(packed)}
+        shutil.copyfile(source.path(MANIFEST), staging / MANIFEST)
+        record = {**about, "format": FORMAT, "folder": source.folder.name, "package_version": __version__,
+                  "manifest_sha256": sha256((staging / MANIFEST).read_bytes()), "files": files}
+        write_json(staging / RELEASE_FILE, record, indent=1)
+        (staging / DATASHEET).write_text(datasheet, encoding="utf-8")
+        checked = verify(staging)
+        if not checked.ok:
+            raise InputError(str(staging), "; ".join(checked.problems))
+        # swap: the old release stays whole until the new one is in place
+        old = out.with_name(out.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        if out.exists():
+            out.rename(old)
+        staging.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out
+
+
+def stage_sha256(manifest: Mapping[str, Any]) -> dict[str, str]:
+    """The sha256 an annotation manifest records for each stage file (``stages.<stage>.artifact``) and for
+    the export (``artifacts``)."""
+    out = {}
+    for stage, name in STAGE_FILE_OF.items():
+        artifact = manifest.get("stages", {}).get(stage, {}).get("artifact") or {}
+        if artifact.get("sha256"):
+            out[name] = artifact["sha256"]
+    for name, entry in (manifest.get("artifacts") or {}).items():
+        if isinstance(entry, Mapping) and entry.get("sha256"):
+            out[name] = entry["sha256"]
     return out
 
 
@@ -93,9 +124,12 @@ def read(release: str | Path) -> dict[str, Any]:
     """The release record (``release.json``)."""
     path = Path(release) / RELEASE_FILE
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise InputError(str(path), f"not a ToolEq release ({exc})") from exc
+    if not isinstance(record, dict):
+        raise InputError(str(path), "not a ToolEq release (not a JSON object)")
+    return record
 
 
 @dataclass
@@ -128,24 +162,33 @@ def verify(release: str | Path, expected_folder: str | None = None,
     release = Path(release)
     record = read(release)
     result = Verification(str(release))
+    files = record.get("files")
+    if not isinstance(files, Mapping) or "folder" not in record:
+        result.problems.append(f"{RELEASE_FILE}: no folder or files listed")
+        return result
+    missing = [name for name in STAGE_FILES if name not in files]
+    if missing:
+        result.problems.append(f"{RELEASE_FILE}: lists no {', '.join(missing)}")
     manifest_path = release / MANIFEST
-    if not manifest_path.exists() or sha256(manifest_path.read_bytes()) != record.get("manifest_sha256"):
-        result.problems.append(f"{MANIFEST}: missing or its sha256 differs from {RELEASE_FILE}")
-    stage_sums = {}
-    if manifest_path.exists():
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        stage_sums = {name: entry.get("sha256") for name, entry in manifest.get("files", {}).items()}
-    for name, entry in record.get("files", {}).items():
+    stage_sums: dict[str, str] = {}
+    try:
+        if sha256(manifest_path.read_bytes()) != record.get("manifest_sha256"):
+            result.problems.append(f"{MANIFEST}: its sha256 differs from {RELEASE_FILE}")
+        stage_sums = stage_sha256(json.loads(manifest_path.read_text(encoding="utf-8")))
+    except (OSError, json.JSONDecodeError, AttributeError) as exc:
+        result.problems.append(f"{MANIFEST}: missing or unreadable ({exc})")
+    for name, entry in files.items():
         path = release / f"{name}.gz"
-        if not path.exists():
-            result.problems.append(f"{path.name}: missing")
+        try:
+            packed = path.read_bytes()
+            if sha256(packed) != entry["gz_sha256"] or len(packed) != entry["gz_bytes"]:
+                result.problems.append(f"{path.name}: compressed bytes differ from {RELEASE_FILE}")
+                continue
+            raw = gzip.decompress(packed)
+        except (OSError, EOFError, KeyError, TypeError, gzip.BadGzipFile) as exc:
+            result.problems.append(f"{path.name}: missing or unreadable ({exc})")
             continue
-        packed = path.read_bytes()
-        if sha256(packed) != entry["gz_sha256"] or len(packed) != entry["gz_bytes"]:
-            result.problems.append(f"{path.name}: compressed bytes differ from {RELEASE_FILE}")
-            continue
-        raw = gzip.decompress(packed)
-        if sha256(raw) != entry["sha256"] or len(raw) != entry["bytes"]:
+        if sha256(raw) != entry.get("sha256") or len(raw) != entry.get("bytes"):
             result.problems.append(f"{path.name}: unpacked bytes differ from {RELEASE_FILE}")
         elif name in stage_sums and stage_sums[name] != entry["sha256"]:
             result.problems.append(f"{name}: differs from the annotation manifest's sha256")
@@ -184,13 +227,13 @@ def restore(release: str | Path, target: str | Path) -> bool:
     checked = verify(release)
     if not checked.ok:
         raise InputError(str(release), "; ".join(checked.problems))
-    target.mkdir(parents=True, exist_ok=True)
-    for name in STAGE_FILES:
-        with atomic_writer(target / name, "wb") as out:
-            out.write(gzip.decompress((release / f"{name}.gz").read_bytes()))
-    # the manifest last: a folder counts as complete only once its manifest lists its files
-    with atomic_writer(target / MANIFEST, "wb") as out:
-        out.write((release / MANIFEST).read_bytes())
+    with FolderLock(target):
+        for name in STAGE_FILES:
+            with atomic_writer(target / name, "wb") as out:
+                out.write(gzip.decompress((release / f"{name}.gz").read_bytes()))
+        # the manifest last: a folder counts as complete only once its manifest lists its files
+        with atomic_writer(target / MANIFEST, "wb") as out:
+            out.write((release / MANIFEST).read_bytes())
     return True
 
 

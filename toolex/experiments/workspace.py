@@ -33,6 +33,7 @@ from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 from toolex.data import load_benchmarks, tool_pools
 from toolex.data.checksum import combine_checksums
 from toolex.data.records import Benchmark, Query, Tool
+from toolex.errors import ToolexError
 from toolex.experiments import release
 from toolex.experiments.finetune import resolve_spec
 from toolex.experiments.settings import ReportSettings, flag
@@ -176,17 +177,27 @@ def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries
     if judge is None and kind != "offline":
         judge = build_judge(kind, progress=progress)  # cheap for an LLM judge: its key comes from it
     folder, _ = toolex_folder(label, key, config, kind, judge)
-    scratch = flag(os.environ.get(release.FROM_SCRATCH_ENV))
-    if not complete(folder) and not scratch and release.restore(release.default_release(), folder.folder):
-        print(f"[toolex] annotations {folder.folder.name} unpacked from the ToolEq release "
-              f"{paths.portable(release.default_release())} (TOOLEX_FROM_SCRATCH=1 recomputes them)",
-              file=sys.stderr)
+    if not complete(folder) and not flag(os.environ.get(release.FROM_SCRATCH_ENV)):
+        _from_release(folder)
     if not complete(folder):
         embedder = retriever(config.retriever)
         judge = judge or build_judge(kind, embedder=embedder, progress=progress)
         ToolEX(benchmarks, judge, folder.folder, config, retriever=embedder, progress=progress,
                queries=queries).run()
     return folder
+
+
+def _from_release(folder: ArtifactFolder) -> None:
+    """Unpack the ToolEq release into ``folder`` when it holds that very folder; a damaged release is
+    reported and the folder computed instead."""
+    kept = release.default_release()
+    try:
+        if release.restore(kept, folder.folder):
+            print(f"[toolex] annotations {folder.folder.name} unpacked from the ToolEq release "
+                  f"{paths.portable(kept)} (TOOLEX_FROM_SCRATCH=1 recomputes them)", file=sys.stderr)
+    except ToolexError as exc:
+        print(f"[toolex] the ToolEq release {paths.portable(kept)} is damaged ({exc}); computing "
+              f"{folder.folder.name} instead", file=sys.stderr)
 
 
 def default_folder(settings: ReportSettings | None = None, kind: str = "offline",

@@ -168,8 +168,7 @@ class OfflineSimilarityJudge(Judge):
         rows = self.features(items)
         probabilities = self.model.probability(rows)
         decision = self.model.decide(probabilities, [it.group for it in items])
-        if adapted := decision.adapted():
-            self.operating_point = adapted
+        self.operating_point = decision.adapted()
         out = []
         for row, p, threshold in zip(rows, probabilities, decision.thresholds):
             signals = ", ".join(f"{name} {value:.2f}" for name, value in zip(FEATURES, row))

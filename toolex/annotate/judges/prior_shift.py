@@ -16,10 +16,12 @@ all its Stage-2 candidates, and the probabilities adjusted to it:
    negatives), carried to the benchmark.
 
 The procedure assumes that only the share changes: alternatives and non-alternatives score as they did in
-the fitting sources. :func:`mixture_possible` tests what the items can refute of it: under that assumption
-the mean likelihood ratio of the items is at least 1 (it is exactly 1 over non-alternatives alone, and
-alternatives raise it), and so is the mean inverse ratio. Where the items fail this (a benchmark whose
-non-alternatives score far lower than the fitting sources' do, where EM would drive the share to zero), the
+the fitting sources. Under it, the share that best explains the items lies strictly between 0 and 1 exactly
+when the mean likelihood ratio of the items exceeds 1 and so does the mean inverse ratio (the slopes of the
+mixture's log-likelihood at the bounds). :func:`share_estimable` asks for both beyond sampling noise (a
+one-sided 95 % bound, the ratios computed from probabilities kept within :data:`CLIP`, so that no single item
+decides). Where it fails, the items cannot tell a share near a bound from a failed assumption (a benchmark
+whose non-alternatives score far lower than the fitting sources' do, where EM runs the share to zero), and the
 fitted threshold is kept.
 
 It is transductive: a query's verdicts depend on the other queries of its benchmark annotated with it, so the
@@ -35,6 +37,15 @@ import numpy as np
 MIN_ITEMS = 200
 #: The estimated share stays within these bounds.
 PRIOR_BOUNDS = (1e-3, 1 - 1e-3)
+#: Probabilities are kept within [CLIP, 1 - CLIP] for the likelihood ratios of :func:`share_estimable`.
+CLIP = 1e-3
+#: One-sided normal quantile of :func:`share_estimable`'s bounds (95 %).
+Z = 1.645
+#: EM's stopping rule.
+TOLERANCE, MAX_ITERATIONS = 1e-8, 1000
+#: Everything above that decides verdicts (part of an adapted score model's identity, hence of cache keys).
+SETTINGS = {"min_items": MIN_ITEMS, "prior_bounds": list(PRIOR_BOUNDS), "clip": CLIP, "z": Z,
+            "tolerance": TOLERANCE, "max_iterations": MAX_ITERATIONS}
 _EPS = 1e-12
 
 
@@ -47,22 +58,34 @@ def adjusted(probabilities: np.ndarray, prior: float, new_prior: float) -> np.nd
     return positive / (positive + negative)
 
 
-def mixture_possible(probabilities: np.ndarray, prior: float) -> bool:
-    """Whether the items could be a mixture of the fitting sources' two classes in some share strictly
-    between 0 and 1: the mean likelihood ratio and the mean inverse ratio both exceed 1 (else EM's estimate
-    runs to a bound)."""
-    p = np.clip(np.asarray(probabilities, dtype=np.float64), _EPS, 1 - _EPS)
+def ratio_bounds(probabilities: np.ndarray, prior: float) -> tuple[float, float]:
+    """One-sided 95 % lower bounds of the mean likelihood ratio and of the mean inverse ratio of the items
+    (probabilities calibrated to ``prior``, kept within :data:`CLIP`)."""
+    p = np.clip(np.asarray(probabilities, dtype=np.float64), CLIP, 1 - CLIP)
     ratio = p / (1 - p) * (1 - prior) / prior
-    return bool(ratio.mean() > 1 and (1 / ratio).mean() > 1)
+    bounds = []
+    for values in (ratio, 1 / ratio):
+        spread = values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.inf
+        bounds.append(float(values.mean() - Z * spread))
+    return bounds[0], bounds[1]
 
 
-def estimate_prior(probabilities: np.ndarray, prior: float, tolerance: float = 1e-8,
-                   max_iterations: int = 1000) -> tuple[float, np.ndarray]:
+def share_estimable(probabilities: np.ndarray, prior: float) -> bool:
+    """Whether the items show, beyond sampling noise, that the share of positives explaining them best lies
+    strictly between 0 and 1 (:func:`ratio_bounds` both above 1)."""
+    low, high = ratio_bounds(probabilities, prior)
+    return low > 1 and high > 1
+
+
+def estimate_prior(probabilities: np.ndarray, prior: float, tolerance: float = TOLERANCE,
+                   max_iterations: int = MAX_ITERATIONS) -> tuple[float, np.ndarray]:
     """The share of positives among the items whose probabilities (calibrated to ``prior``) are given, by
     EM, and the probabilities adjusted to it."""
     if not 0 < prior < 1:
         raise ValueError(f"the fitting share of positives must be in (0, 1), not {prior}")
     p = np.asarray(probabilities, dtype=np.float64)
+    if not np.isfinite(p).all():
+        raise ValueError("probabilities must be finite numbers")
     if not len(p):
         return prior, p
     share = prior

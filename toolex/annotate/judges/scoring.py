@@ -34,7 +34,7 @@ DEFAULT_MODEL_FILE = Path(__file__).with_name("offline_mpnet.json")
 THRESHOLD_RULES = ("fixed", "adapted")
 #: How an adapted threshold is placed (in an adapted model's identity, so that a change of the rule's code
 #: changes the annotation folders it decides): per benchmark, :mod:`~toolex.annotate.judges.prior_shift`.
-ADAPTED_RULE = "per benchmark; EM share; expected errors balanced; fitted threshold where no mixture; v2"
+ADAPTED_RULE = "per benchmark; EM share; expected errors balanced; fitted where not estimable; v3"
 
 
 @dataclass(frozen=True)
@@ -115,10 +115,12 @@ class ScoreModel:
         if len(p) < prior_shift.MIN_ITEMS:
             threshold, band = self.threshold, self.band
             record["kept"] = f"fewer than {prior_shift.MIN_ITEMS} items: the fitted threshold"
-        elif not prior_shift.mixture_possible(p, self.prior):
+        elif not prior_shift.share_estimable(p, self.prior):
             threshold, band = self.threshold, self.band
-            record["kept"] = ("the items are no mixture of the fitting sources' classes (mean likelihood "
-                              "ratio or its inverse at most 1): the fitted threshold")
+            low, high = prior_shift.ratio_bounds(p, self.prior)
+            record["ratio_bounds"] = [round(low, 4), round(high, 4)]
+            record["kept"] = ("the share is not estimable from these items (the lower bound of the mean "
+                              "likelihood ratio or of its inverse is at most 1): the fitted threshold")
         else:
             share, posteriors = prior_shift.estimate_prior(p, self.prior)
             threshold = round(min(max(prior_shift.expected_balanced_threshold(p, posteriors), 1e-6),
@@ -158,7 +160,7 @@ class ScoreModel:
             out.pop("threshold_rule")
             out.pop("prior")
         else:
-            out["adapted_rule"] = ADAPTED_RULE
+            out["adapted_rule"] = {"rule": ADAPTED_RULE, **prior_shift.SETTINGS}
         out["weights"], out["band"] = list(self.weights), list(self.band)
         out["features"] = list(self.features)
         return out
