@@ -48,6 +48,7 @@ def _validation_lines() -> list[str]:
                          f"{row['over_credit']:.3f} | {row['under_credit']:.3f} |")
     report = paths.validation_dir() / "sgd_report_offline.json"
     if report.exists():
+        lines.append("")
         data = json.loads(report.read_text(encoding="utf-8"))
         for name, metrics in data["runs"].items():
             cell = metrics["ndcg@10"]
@@ -79,7 +80,7 @@ def datasheet(folder: str | Path, workspace: str) -> str:
         "# ToolEq: expanded annotations of the toolex default setting",
         "",
         "## What it is",
-        f"Every valid tool combination ToolEX found for the {total} queries of {workspace}: per query its "
+        f"Every valid tool combination ToolEX found for the queries of {workspace}: per query its "
         "id, category, the benchmark's own combination C* and every combination the judge accepted as able "
         "to replace it (C* first). Scoring a run against them with `toolex evaluate --annotations` gives "
         f"ToolEq (the best score over the valid combinations). {gaining} queries "
