@@ -133,7 +133,7 @@ def _more(tables: Path) -> Iterator[Expected]:
                         yield Expected(ILLUSION, key, f"{column} {end}", bound, NOISY, annotation)
     if (tables / f"{TABLE3}.csv").exists():
         frame = pd.read_csv(tables / f"{TABLE3}.csv")
-        keys = [c for c in frame.columns if frame[c].dtype == object]
+        keys = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
         for row in frame.to_dict(orient="records"):
             for column, value in row.items():
                 if column not in keys and pd.notna(value):
