@@ -170,3 +170,24 @@ def test_the_kept_release_verifies_and_matches_the_current_judge_and_data():
     result = release.verify(kept, folder.folder.name, parts)
     assert result.ok, result.lines()
     assert result.matches, result.reason
+
+
+@pytest.mark.slow
+def test_recomputing_the_smoke_setting_reproduces_its_release_byte_for_byte(tmp_path, monkeypatch):
+    """The release is the annotation folder: built from the smoke setting's folder, it equals a recomputation
+    from scratch in an empty artifact folder, file for file and byte for byte."""
+    from toolex.experiments.settings import ReportSettings
+
+    settings = ReportSettings.make(smoke=True)
+    monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "first"))
+    folder, parts, space = workspace.default_folder(settings)
+    workspace.ensure_annotations(space, "offline")
+    out = release.build(folder.folder, tmp_path / "release", {"key_parts": parts}, "sheet")
+    monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "second"))
+    monkeypatch.setenv(release.FROM_SCRATCH_ENV, "1")
+    again, _, _ = workspace.default_folder(settings)
+    assert again.folder.name == folder.folder.name
+    workspace.ensure_annotations(space, "offline")
+    for name in release.STAGE_FILES:
+        assert (again.folder / name).read_bytes() == gzip.decompress((out / f"{name}.gz").read_bytes()), name
+    assert release.verify(out, again.folder.name, parts).matches

@@ -28,14 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from toolex import __version__, paths
-from toolex.annotate.artifacts import (
-    ANNOTATIONS,
-    COMBINATIONS,
-    MANIFEST,
-    SUBQUERIES,
-    VERIFIED,
-    ArtifactFolder,
-)
+from toolex.annotate.artifacts import ANNOTATIONS, MANIFEST, ArtifactFolder
 from toolex.annotate.pipeline import STAGE_FILES as STAGE_FILE_OF
 from toolex.errors import InputError
 from toolex.io.atomic import atomic_writer, write_json
@@ -45,7 +38,7 @@ FORMAT = 1
 RELEASE_FILE = "release.json"
 DATASHEET = "DATASHEET.md"
 #: The annotation folder's files a release carries, compressed (the manifest is kept as it is).
-STAGE_FILES = (ANNOTATIONS, SUBQUERIES, VERIFIED, COMBINATIONS)
+STAGE_FILES = (ANNOTATIONS, *STAGE_FILE_OF.values())
 #: Set to 1 to compute the annotations even where a release matches (``make paper FROM_SCRATCH=1``).
 FROM_SCRATCH_ENV = "TOOLEX_FROM_SCRATCH"
 
