@@ -1,7 +1,7 @@
 """A rule-based OpenAI-compatible server that plays the downstream experiment's three roles deterministically.
 
-* simulator: ``{"error": "", "response": {"result": "<api> answered <arguments>"}}``; an API whose name holds
-  ``silent`` answers an empty response.
+* simulator: ``{"response": {"result": "<api> answered <arguments>"}, "error": ""}`` (keys unsorted, as a
+  model may write them); an API whose name holds ``silent`` answers an empty response.
 * agent: calls the first offered function with every required parameter filled (``"x"``, 1 for numbers),
   then Finishes with the last observation as its answer; a task containing ``loop forever`` never
   Finishes, one containing ``give up`` gives up at once, one containing ``garbled`` gets a malformed answer
@@ -48,8 +48,8 @@ class DownstreamLLM(OpenAIStub):
         doc = json.loads(user.split("API documentation:\n", 1)[1].split("\n\n", 1)[0])
         arguments = user.rsplit("Call arguments:\n", 1)[1]
         if "silent" in str(doc.get("api_name", "")):
-            return {"error": "", "response": ""}
-        return {"error": "", "response": {"result": f"{doc.get('api_name')} answered {arguments}"}}
+            return {"response": "", "error": ""}
+        return {"response": {"result": f"{doc.get('api_name')} answered {arguments}"}, "error": ""}
 
     def _act(self, system: str, messages: list[dict[str, Any]]) -> dict[str, Any] | str:
         task = messages[1]["content"]

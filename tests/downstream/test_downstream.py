@@ -142,6 +142,27 @@ def test_a_run_records_each_query_and_resumes_after_a_kill_without_repeating_a_c
         assert table.loc[("all", "oracle"), "95% CI low"] < 50.0 < table.loc[("all", "oracle"), "95% CI high"]
 
 
+def test_a_run_replayed_from_the_cache_alone_asks_nothing_and_records_the_same_steps(tmp_path):
+    # the fake model writes its keys unsorted and the cache stores them sorted: the next step's prompt must
+    # not depend on which of the two an answer came from
+    with DownstreamLLM() as server:
+        folder, failed = _run(server, tmp_path, QUERIES)
+        first = {r["query_id"]: r["trajectory"] for r in folder.records("oracle")}
+        calls = len(server.requests)
+        assert failed == [] and len(first["G2_category_3"]["steps"]) == 3  # a multi-step trajectory
+        for path in folder.folder.glob("*.jsonl"):
+            path.unlink()
+        folder, failed = _run(server, tmp_path, QUERIES)
+        again = {r["query_id"]: r["trajectory"] for r in folder.records("oracle")}
+        assert failed == [] and len(server.requests) == calls
+
+    def without_cache_flags(trajectory):
+        return [{k: v for k, v in step.items() if k != "cached"} for step in trajectory["steps"]]
+
+    assert {q: without_cache_flags(t) for q, t in again.items()} == {q: without_cache_flags(t)
+                                                                     for q, t in first.items()}
+
+
 def test_a_failing_agent_is_not_recorded_and_is_asked_again(tmp_path):
     garbled = [Query("G1_tool_9", "garbled weather", ("Weather::current",), subset="G1_tool")]
     with DownstreamLLM() as server:

@@ -20,7 +20,8 @@ from toolex.data.records import Query, Tool
 from toolex.downstream.functions import FINISH, finish_spec, function_spec, functions_of
 from toolex.llm.client import LLMClient
 
-PROMPT_VERSION = "agent-v1"
+#: v2: answers and observations go back into the prompt with sorted keys, as the cache replays them.
+PROMPT_VERSION = "agent-v2"
 #: Steps before the loop stops without a Finish (StableToolBench's CoT agent: a handful of API calls).
 MAX_STEPS = 6
 #: Characters of an observation shown to the model (a small model's context is 4,096 tokens).
@@ -77,6 +78,12 @@ class Trajectory:
         return out
 
 
+def prompt_json(value: Any) -> str:
+    """JSON as a prompt shows an answer or an observation: keys sorted, as the response cache stores them, so
+    a step replayed from the cache gives the next step the same prompt as a fresh one."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
 def system_prompt(functions: dict[str, Tool]) -> str:
     specs = [function_spec(tool) | {"name": name} for name, tool in functions.items()] + [finish_spec()]
     return _SYSTEM.format(functions="\n".join(json.dumps(s, ensure_ascii=False) for s in specs))
@@ -111,7 +118,7 @@ class Agent:
             tool = functions.get(step.action)
             step.observation = (self.api.call(tool.id, step.arguments) if tool else
                                 {"error": f"No such function name: {step.action}", "response": ""})
-            shown = json.dumps(step.observation, ensure_ascii=False)[:OBSERVATION_CHARS]
-            messages += [{"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)},
+            shown = prompt_json(step.observation)[:OBSERVATION_CHARS]
+            messages += [{"role": "assistant", "content": prompt_json(answer)},
                          {"role": "user", "content": f"Observation: {shown}"}]
         return trajectory

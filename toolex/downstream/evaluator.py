@@ -11,16 +11,16 @@ passed evaluations outnumber its failed ones and decides a tie by a coin flip; w
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from toolex.data.records import Query
-from toolex.downstream.agent import Trajectory
+from toolex.downstream.agent import Trajectory, prompt_json
 from toolex.llm.client import LLMClient
 
-PROMPT_VERSION = "pass-rate-v1"
+#: v2: the tool calls are shown with sorted keys, as the cache replays them.
+PROMPT_VERSION = "pass-rate-v2"
 STATUSES = ("Solved", "Unsolved", "Unsure")
 PASS_VALUE = {"Solved": 1.0, "Unsolved": 0.0, "Unsure": 0.5}
 SCHEMA: dict[str, Any] = {
@@ -50,9 +50,9 @@ class Evaluation:
 
 def evaluation_messages(query: Query, trajectory: Trajectory) -> list[dict[str, Any]]:
     steps = [{"action": s.action, "arguments": s.arguments,
-              "observation": json.dumps(s.observation, ensure_ascii=False)[:400] if s.observation else None}
+              "observation": prompt_json(s.observation)[:400] if s.observation else None}
              for s in trajectory.steps if s.action != "Finish"]
-    user = (f"Task: {query.text}\n\nTool calls: {json.dumps(steps, ensure_ascii=False)[:2500]}\n\n"
+    user = (f"Task: {query.text}\n\nTool calls: {prompt_json(steps)[:2500]}\n\n"
             f"Final answer: {trajectory.final_answer[:1500]}")
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}]
 
