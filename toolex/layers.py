@@ -18,7 +18,7 @@ from pathlib import Path
 
 #: Bottom to top; the packages of one floor never import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "errors", "paths", "style"),
+    ("__init__", "errors", "keys", "paths", "style"),
     ("data",),
     ("io",),
     ("metrics", "llm", "paper"),

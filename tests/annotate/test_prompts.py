@@ -125,7 +125,7 @@ def test_a_prompt_change_changes_that_stage_version_and_key_only(tmp_path, monke
     assert run2._stage_key("verify") != keys["verify"]
     assert run2._stage_key("decompose") == keys["decompose"] and run2._stage_key("audit") == keys["audit"]
     assert run2.judge.describe()["prompt_versions"]["verify"] == after["verify"]
-    assert re.fullmatch(r"audit-v\d+-runtime-[0-9a-f]{8}", before["audit"])
+    assert re.fullmatch(r"audit-v\d+-runtime-[0-9a-f]{12}", before["audit"])
 
 
 def test_fit_prompt_keeps_whole_documents_when_they_fit_and_cuts_the_longest_otherwise():

@@ -14,7 +14,7 @@ from toolex.annotate.pipeline import STAGE_FILES, AnnotateConfig
 from toolex.errors import InputError
 from toolex.experiments import release, workspace
 from toolex.experiments.datasheet import annotation_counts, datasheet
-from toolex.experiments.release import sha256
+from toolex.keys import checksum as sha256
 
 
 def annotation_folder(root: Path, name: str = "offline-abc123") -> Path:

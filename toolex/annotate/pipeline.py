@@ -8,13 +8,14 @@ bytes.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from toolex import __version__
+from toolex import __version__, keys
 from toolex.annotate.artifacts import (
     ANNOTATIONS,
     COMBINATIONS,
@@ -27,8 +28,8 @@ from toolex.annotate.artifacts import (
     write_jsonl,
 )
 from toolex.annotate.combine import RRF_K, audit_combinations
+from toolex.annotate.identity import stage_key
 from toolex.annotate.judges.base import DecomposeItem, Judge
-from toolex.annotate.keys import digest, stage_key
 from toolex.annotate.prompts import PROMPT_VERSION
 from toolex.annotate.records import AuditedQuery, Decomposition, VerifiedSet
 from toolex.annotate.verification import verification_items, verified_sets
@@ -86,11 +87,11 @@ class ToolEX:
     # -- bookkeeping -------------------------------------------------------------------------------------
     @property
     def data_fingerprint(self) -> str:
-        return digest([b.checksum for b in self.benchmarks], [q.id for q in self.queries], self.config.pool)
+        return keys.key([b.checksum for b in self.benchmarks], [q.id for q in self.queries], self.config.pool)
 
     def _stage_key(self, stage: str) -> str:
         """Data, the judge's own settings for this stage, the config fields of this stage and the stage's
-        code version (:func:`toolex.annotate.keys.stage_key`)."""
+        code version (:func:`toolex.annotate.identity.stage_key`)."""
         return stage_key(self.data_fingerprint, self.judge, stage, self.config)
 
     def _input_digest(self, stage: str) -> dict[str, Any] | None:
@@ -124,6 +125,23 @@ class ToolEX:
         self.timings[stage] = seconds
         timings = {**self.folder.timings(), stage: round(seconds, 3)}
         write_json(self.folder.path(TIMINGS), timings)
+
+    def _adopt_legacy_keys(self) -> None:
+        """A manifest written with the earlier 16-character keys: each stage key that still holds in that
+        format is rewritten in today's, with a message (one that does not hold is left as it is, so its
+        stage is redone, or refused as another run's)."""
+        manifest = self.folder.manifest()
+        recorded = manifest.get("data_fingerprint")
+        if not (isinstance(recorded, str) and keys.is_legacy_of(recorded, self.data_fingerprint)):
+            return
+        for stage, info in manifest.get("stages", {}).items():
+            legacy = stage_key(recorded, self.judge, stage, self.config) if stage in STAGE_FILES else ""
+            if legacy and keys.is_legacy_of(str(info.get("key")), legacy):
+                info["key"] = self._stage_key(stage)
+        manifest["data_fingerprint"] = self.data_fingerprint
+        write_json(self.folder.path(MANIFEST), manifest)
+        print(f"[toolex] {self.folder.folder}: keys rewritten in the {keys.KEY_LENGTH}-character format",
+              file=sys.stderr)
 
     def _check_same_run(self) -> None:
         """Raise :class:`FolderHoldsAnotherRun` when the folder's manifest describes another run."""
@@ -230,6 +248,7 @@ class ToolEX:
             raise FolderHoldsAnotherRun(f"{self.folder.folder}: exists and is not a folder")
         with FolderLock(self.folder.folder):
             self._redo = False
+            self._adopt_legacy_keys()
             if self.refuse_other:
                 self._check_same_run()
             self._health_check()

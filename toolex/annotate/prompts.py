@@ -15,13 +15,13 @@ information); only a prompt that would not fit the model's context is cut, by :f
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toolex import keys
 from toolex.llm.tokens import TokenCounter, count_messages
 
 Messages = list[dict[str, str]]
@@ -299,8 +299,7 @@ def _specimen(stage: str, dependency: str) -> tuple[Messages, dict[str, Any]]:
 def prompt_version(stage: str, audit_dependency: str = DEFAULT_AUDIT_DEPENDENCY) -> str:
     """``<stage>-v<revision>[-<dependency>]-<hash of the rendered template and schema>``."""
     messages, schema = _specimen(stage, audit_dependency)
-    digest = hashlib.sha256(json.dumps([_DATA_RULE, messages, schema],
-                                       sort_keys=True).encode()).hexdigest()[:8]
+    digest = keys.key(_DATA_RULE, messages, schema)
     dep = f"-{audit_dependency}" if stage == "audit" else ""
     return f"{stage}-v{STAGE_REVISIONS[stage]}{dep}-{digest}"
 

@@ -51,7 +51,6 @@ seed. Derived data are MIT as well.
 from __future__ import annotations
 
 import csv
-import hashlib
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -59,6 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolex import keys
 from toolex.data.checksum import files_checksum
 from toolex.data.readers import read_json, read_records
 from toolex.data.records import Benchmark, Query, Tool
@@ -252,7 +252,7 @@ def load_metatool(folder: str | Path, single: int = SINGLE, seed: int = SEED) ->
     multi, unresolved = multi_queries(folder / MULTI, tools)
     queries.extend(multi)
     sources = [folder / name for name in (QUERIES, DESCRIPTIONS, MANIFESTS, MULTI)]
-    checksum = hashlib.sha256(f"{files_checksum(sources)}:{single}:{seed}".encode()).hexdigest()
+    checksum = keys.checksum(f"{files_checksum(sources)}:{single}:{seed}")
     return Benchmark("customized/metatool", queries, tools, checksum, tuple(str(s) for s in sources),
                      {"single": {"drawn": len(queries) - len(multi), "requested": single, "seed": seed,
                                  "rows": len(rows), "candidates": len(pool),

@@ -31,7 +31,6 @@ well.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import random
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolex import keys
 from toolex.data.checksum import files_checksum
 from toolex.data.readers import read_json
 from toolex.data.records import Benchmark, Query, Tool
@@ -82,7 +82,7 @@ def domain_of(service: str) -> str:
 
 def part_of(domain: str) -> str:
     """``calibration`` or ``report``: the parity of the first byte of sha256(domain)."""
-    return PARTS[hashlib.sha256(domain.encode()).digest()[0] % 2]
+    return PARTS[keys.text_digest(domain)[0] % 2]
 
 
 def tool_id(service: str, intent: str) -> str:
@@ -226,7 +226,7 @@ def load_sgd(folder: str | Path, part: str, per_intent: int = PER_INTENT, seed: 
         seen.add(q.id)
     sources = [folder / f"schema_{s}.json" for s in SPLITS] + [folder / DIALOGUES]
     # the parts share their source files: the checksum covers the part and the draw as well
-    checksum = hashlib.sha256(f"{files_checksum(sources)}:{part}:{per_intent}:{seed}".encode()).hexdigest()
+    checksum = keys.checksum(f"{files_checksum(sources)}:{part}:{per_intent}:{seed}")
     return Benchmark(f"sgd/{part}", queries, tools, checksum, tuple(str(s) for s in sources),
                      {"per_intent": per_intent, "seed": seed, "licence": "CC BY-SA 4.0",
                       "attribution": ATTRIBUTION})

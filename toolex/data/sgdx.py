@@ -26,13 +26,13 @@ Derived data (queries, gold) are CC BY-SA 4.0 as well.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from toolex import keys
 from toolex.data.checksum import files_checksum
 from toolex.data.readers import read_json
 from toolex.data.records import Benchmark, Query, Tool
@@ -149,7 +149,7 @@ def wordings(folder: str | Path, variants: Sequence[str]) -> tuple[dict[str, Too
 
 
 def _draw(key: str, choices: Sequence[str], seed: int) -> str:
-    digest = hashlib.sha256(f"{seed}:{key}".encode()).digest()
+    digest = keys.text_digest(f"{seed}:{key}")
     return choices[int.from_bytes(digest[:8], "big") % len(choices)]
 
 
@@ -207,7 +207,7 @@ def load_sgdx(folder: str | Path, source: str, part: str, seed: int = SEED) -> B
     variants = pool_variants(part)
     sources = ([folder / f"schema_{s}.json" for s in SPLITS] + [folder / DIALOGUES]
                + [folder / "sgd_x" / v / f"schema_{s}.json" for v in variants for s in SPLITS])
-    checksum = hashlib.sha256(f"{files_checksum(sources)}:{name}:{seed}".encode()).hexdigest()
+    checksum = keys.checksum(f"{files_checksum(sources)}:{name}:{seed}")
     return Benchmark(name, queries, tools, checksum, tuple(str(s) for s in sources),
                      {"seed": seed, "pool_wordings": ["original", *variants],
                       "reference_wordings": list(choices),

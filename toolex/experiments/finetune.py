@@ -25,7 +25,6 @@ changed setting trains a new one. ``dense:minilm-ft`` names the model of the def
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -38,8 +37,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from toolex import __version__, paths
+from toolex import __version__, keys, paths
 from toolex.data import DEFAULT_BENCHMARKS, load_benchmark, tool_pools
+from toolex.data.checksum import file_sha256
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.errors import InputError
 from toolex.io.annotations import read_annotations
@@ -97,7 +97,7 @@ class FinetuneSettings:
 
 def held_out(query_id: str, settings: FinetuneSettings) -> bool:
     """True when a query of a benchmark without its own training split is kept for evaluation."""
-    digest = hashlib.sha256(f"{settings.seed}:{query_id}".encode()).digest()
+    digest = keys.text_digest(f"{settings.seed}:{query_id}")
     return int.from_bytes(digest[:8], "big") / 2**64 >= settings.train_fraction
 
 
@@ -208,10 +208,10 @@ def settings_key(settings: FinetuneSettings, benchmarks: Sequence[Benchmark]) ->
     # an unset optional setting does not enter the key, so adding one keeps the models trained before
     chosen = {k: v for k, v in settings.as_dict().items() if v is not None}
     if settings.labels is not None:  # the labels by content, not by where the file lies
-        chosen["labels"] = _sha256(settings.labels)
+        chosen["labels"] = file_sha256(settings.labels)
     parts = {"settings": chosen, "data": {b.name: b.checksum for b in benchmarks},
              "trainer": TRAINER}
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
+    return keys.key_of(parts)
 
 
 def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path,
@@ -276,7 +276,7 @@ def _manifest(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], tripl
     return {
         "model": f"toolex/{settings.base}-ft", "base": settings.base, "settings": settings.as_dict(),
         "labels": LABELS_ONE_TO_ONE if settings.labels is None else {
-            "source": settings.labels, "sha256": _sha256(settings.labels), "rule": LABELS_TOOLEQ,
+            "source": settings.labels, "sha256": file_sha256(settings.labels), "rule": LABELS_TOOLEQ,
             "queries_with_equivalents": len({t.query_id for t in triples if t.equivalent})},
         "reads_tokens": {"training": settings.max_length, "inference": reads},
         "loss": "MultipleNegativesRankingLoss (in-batch negatives + mined hard negatives)",
@@ -290,10 +290,6 @@ def _manifest(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], tripl
         "seconds": round(time.perf_counter() - started, 1),
         "versions": {"toolex": __version__, "torch": None, "sentence_transformers": _st_version()},
     }
-
-
-def _sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _mean(values: Sequence[float]) -> float:

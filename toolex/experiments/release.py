@@ -18,7 +18,6 @@ folder the notebooks would otherwise compute, only when the names agree.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import json
 import shutil
@@ -27,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolex import __version__, paths
+from toolex import __version__, keys, paths
 from toolex.annotate.artifacts import ANNOTATIONS, MANIFEST, ArtifactFolder
 from toolex.annotate.pipeline import STAGE_FILES as STAGE_FILE_OF
 from toolex.errors import InputError
@@ -41,10 +40,6 @@ DATASHEET = "DATASHEET.md"
 STAGE_FILES = (ANNOTATIONS, *STAGE_FILE_OF.values())
 #: Set to 1 to compute the annotations even where a release matches (``make paper FROM_SCRATCH=1``).
 FROM_SCRATCH_ENV = "TOOLEX_FROM_SCRATCH"
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def gzip_bytes(data: bytes) -> bytes:
@@ -72,16 +67,16 @@ def build(folder: str | Path, out: str | Path, about: Mapping[str, Any], datashe
         recorded = stage_sha256(manifest)
         for name in STAGE_FILES:
             raw = source.path(name).read_bytes()
-            if recorded.get(name) not in (None, sha256(raw)):
+            if recorded.get(name) not in (None, keys.checksum(raw)):
                 raise InputError(str(source.path(name)), "differs from its manifest's sha256: the folder is "
                                                          "not the one its manifest describes")
             packed = gzip_bytes(raw)
             (staging / f"{name}.gz").write_bytes(packed)
-            files[name] = {"sha256": sha256(raw), "bytes": len(raw), "gz_sha256": sha256(packed),
-                           "gz_bytes": len(packed)}
+            files[name] = {"sha256": keys.checksum(raw), "bytes": len(raw),
+                           "gz_sha256": keys.checksum(packed), "gz_bytes": len(packed)}
         shutil.copyfile(source.path(MANIFEST), staging / MANIFEST)
         record = {**about, "format": FORMAT, "folder": source.folder.name, "package_version": __version__,
-                  "manifest_sha256": sha256((staging / MANIFEST).read_bytes()), "files": files}
+                  "manifest_sha256": keys.checksum((staging / MANIFEST).read_bytes()), "files": files}
         write_json(staging / RELEASE_FILE, record, indent=1)
         (staging / DATASHEET).write_text(datasheet, encoding="utf-8")
         checked = verify(staging)
@@ -165,7 +160,7 @@ def verify(release: str | Path, expected_folder: str | None = None,
     manifest_path = release / MANIFEST
     stage_sums: dict[str, str] = {}
     try:
-        if sha256(manifest_path.read_bytes()) != record.get("manifest_sha256"):
+        if keys.checksum(manifest_path.read_bytes()) != record.get("manifest_sha256"):
             result.problems.append(f"{MANIFEST}: its sha256 differs from {RELEASE_FILE}")
         stage_sums = stage_sha256(json.loads(manifest_path.read_text(encoding="utf-8")))
     except (OSError, json.JSONDecodeError, AttributeError) as exc:
@@ -174,14 +169,14 @@ def verify(release: str | Path, expected_folder: str | None = None,
         path = release / f"{name}.gz"
         try:
             packed = path.read_bytes()
-            if sha256(packed) != entry["gz_sha256"] or len(packed) != entry["gz_bytes"]:
+            if keys.checksum(packed) != entry["gz_sha256"] or len(packed) != entry["gz_bytes"]:
                 result.problems.append(f"{path.name}: compressed bytes differ from {RELEASE_FILE}")
                 continue
             raw = gzip.decompress(packed)
         except (OSError, EOFError, KeyError, TypeError, gzip.BadGzipFile) as exc:
             result.problems.append(f"{path.name}: missing or unreadable ({exc})")
             continue
-        if sha256(raw) != entry.get("sha256") or len(raw) != entry.get("bytes"):
+        if keys.checksum(raw) != entry.get("sha256") or len(raw) != entry.get("bytes"):
             result.problems.append(f"{path.name}: unpacked bytes differ from {RELEASE_FILE}")
         elif name in stage_sums and stage_sums[name] != entry["sha256"]:
             result.problems.append(f"{name}: differs from the annotation manifest's sha256")
@@ -201,7 +196,7 @@ def verify(release: str | Path, expected_folder: str | None = None,
 def key_parts(query_key: str, judge_identity: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, str]:
     """Short digests of what an annotation folder's key covers, to say which differs."""
     def short(value: Any) -> str:
-        return sha256(json.dumps(value, sort_keys=True, default=str).encode())[:12]
+        return keys.key_of(value)
 
     return {"queries_and_data": str(query_key), "judge": short(dict(judge_identity)), "config": short(config),
             "package_version": __version__}

@@ -13,8 +13,6 @@ checksums, query ids, judge, retriever, pool), so a second notebook or a second 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 import sys
@@ -24,11 +22,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from toolex import __version__, paths
+from toolex import __version__, keys, paths
 from toolex.annotate.artifacts import ArtifactFolder
+from toolex.annotate.identity import annotation_key, config_fields, judge_identity, offline_identity
 from toolex.annotate.judges import build_judge
 from toolex.annotate.judges.scoring import default_model
-from toolex.annotate.keys import annotation_key, config_fields, judge_identity, offline_identity
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 from toolex.data import load_benchmarks, tool_pools
 from toolex.data.checksum import combine_checksums
@@ -42,11 +40,6 @@ from toolex.io.trec import Run, read_run, write_run
 from toolex.retrieval import build_retriever, retrieve_queries, subquery_retrieve
 
 _RETRIEVERS: dict[str, Any] = {}
-
-
-def fingerprint(*parts: Any) -> str:
-    """A short, stable hash of JSON-able parts."""
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
 def slug(text: str) -> str:
@@ -96,7 +89,7 @@ class Workspace:
 
     @property
     def key(self) -> str:
-        return fingerprint(sorted(b.checksum for b in self.benchmarks), [q.id for q in self.queries])
+        return keys.key(sorted(b.checksum for b in self.benchmarks), [q.id for q in self.queries])
 
     def one_to_one(self) -> list[Annotation]:
         keep = set(self.query)
@@ -139,7 +132,7 @@ class Annotated:
 
 def _judge_key(kind: str, config: Any, judge: Any = None) -> dict[str, Any]:
     """What decides a judge's outputs, for the folder key, from the judge's own settings
-    (:mod:`toolex.annotate.keys`): a built ``judge`` as given; an LLM judge ``kind`` is built (no call is
+    (:mod:`toolex.annotate.identity`): a built ``judge`` as given; an LLM judge ``kind`` is built (no call is
     made); the offline judge is keyed by its score model and encoder spec, without loading the encoder."""
 
     if judge is not None:
@@ -171,7 +164,7 @@ def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries
     (or the built ``judge``), reused when complete, else unpacked from the ToolEq release when the release
     holds this very folder (:mod:`toolex.experiments.release`; not with ``TOOLEX_FROM_SCRATCH=1``), else
     computed; the fingerprint covers ``key``, every stage's judge settings, ``config``, the stages' code
-    versions and the package version (:func:`toolex.annotate.keys.annotation_key`), so a folder made with
+    versions and the package version (:func:`toolex.annotate.identity.annotation_key`), so a folder made with
     other settings is never reused."""
 
     if judge is None and kind != "offline":
@@ -231,7 +224,7 @@ def ensure_run(spec: str, workspace: Workspace, depth: int = 100) -> Run:
     queries."""
 
     pool = workspace.settings.pool
-    path = _run_path(spec, pool, fingerprint(workspace.key, spec, pool, depth))
+    path = _run_path(spec, pool, keys.key(workspace.key, spec, pool, depth))
     if path.exists():
         return read_run(path)
     model = retriever(spec)
@@ -261,7 +254,7 @@ def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k
 
     subs = annotated.subqueries()
     pool = workspace.settings.pool
-    path = _run_path(spec, "subquery", fingerprint(workspace.key, spec, pool, k, subs, instructions))
+    path = _run_path(spec, "subquery", keys.key(workspace.key, spec, pool, k, subs, instructions))
     if path.exists():
         run = read_run(path)
         return {q.id: run.get(q.id, {}) for q in workspace.queries if subs.get(q.id)}

@@ -14,7 +14,6 @@ never share a temporary name.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import tempfile
@@ -22,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from toolex import keys
 from toolex.errors import InputError
 
 
@@ -109,10 +109,15 @@ def append_line(path: str | Path, line: bytes) -> None:
 
 def file_digest(path: str | Path) -> dict[str, Any]:
     """``{"lines", "bytes", "sha256"}`` of a file, for manifests that must notice truncation."""
-    digest, lines, size = hashlib.sha256(), 0, 0
-    with open(path, "rb") as handle:
+    lines = size = 0
+
+    def counted(handle: IO[bytes]) -> Iterator[bytes]:
+        nonlocal lines, size
         for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
             lines += block.count(b"\n")
             size += len(block)
-    return {"lines": lines, "bytes": size, "sha256": digest.hexdigest()}
+            yield block
+
+    with open(path, "rb") as handle:
+        checksum = keys.stream_checksum(counted(handle))
+    return {"lines": lines, "bytes": size, "sha256": checksum}

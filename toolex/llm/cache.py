@@ -13,7 +13,6 @@ this split held failures (``"ok": false``) in the stage file; they are read as f
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import threading
@@ -21,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from toolex import keys
 from toolex.errors import ToolexError
 from toolex.io.atomic import append_line
 from toolex.paths import cache_dir
@@ -60,7 +60,7 @@ def request_key(model: str, messages: list[dict[str, Any]], params: dict[str, An
         ensure_ascii=False,
         separators=(",", ":"),
     )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return keys.checksum(blob)
 
 
 def default_cache_root() -> Path:

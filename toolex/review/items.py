@@ -11,7 +11,6 @@ and so has the same checksum, while ``manifest.json`` is left out because its le
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -19,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolex import keys
 from toolex.annotate.artifacts import COMBINATIONS, SUBQUERIES, VERIFIED, ArtifactFolder
 from toolex.annotate.judges.features import FEATURES
 from toolex.data import load_benchmark
@@ -40,12 +40,8 @@ def run_checksum(folder: str | Path) -> str:
         raise InputError(folder, "this is a file; pass the annotation run's folder")
     if not (folder / COMBINATIONS).exists():
         raise InputError(folder / COMBINATIONS, "not an annotation run: the Stage 3 file is missing")
-    digest = hashlib.sha256()
-    for name in STAGE_FILES:
-        path = folder / name
-        if path.exists():
-            digest.update(f"{name}\t{file_sha256(path)}\n".encode())
-    return digest.hexdigest()
+    return keys.checksum("".join(f"{name}\t{file_sha256(folder / name)}\n" for name in STAGE_FILES
+                                 if (folder / name).exists()))
 
 
 def item_id(query_id: str, tools: tuple[str, ...] | list[str]) -> str:

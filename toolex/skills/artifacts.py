@@ -23,13 +23,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolex import __version__, paths
+from toolex import __version__, keys, paths
 from toolex.annotate.artifacts import write_json
-from toolex.annotate.keys import digest
 from toolex.annotate.pipeline import AnnotateConfig
 from toolex.data.records import Benchmark, Tool
 from toolex.errors import InputError
-from toolex.experiments.workspace import ensure_toolex, fingerprint
+from toolex.experiments.workspace import ensure_toolex
 from toolex.llm import LLMSettings
 from toolex.llm.local import models_endpoint
 from toolex.paths import artifacts_dir, portable
@@ -105,7 +104,7 @@ def llm_available() -> str | None:
 def benchmark_key(checksum: str, settings: SkillSettings, generator: dict[str, Any]) -> str:
     """A benchmark folder's key: the corpus checksum, the settings and the generator's own description (its
     ``describe()`` less the usage it tallies)."""
-    return digest(checksum, settings, {k: v for k, v in generator.items() if k != "usage"})
+    return keys.key(checksum, settings, {k: v for k, v in generator.items() if k != "usage"})
 
 
 def _existing_llm_folder(settings: SkillSettings, checksum: str) -> Path | None:
@@ -146,7 +145,7 @@ def ensure_skill_benchmark(settings: SkillSettings | None = None, generator: str
     described = gen.describe()
     key = benchmark_key(checksum, settings, described)
     folder = skills_dir() / f"{settings.label}-{slug(gen.name)}" / "benchmark"
-    if not rebuild and read_manifest(folder).get("key") == key:
+    if not rebuild and keys.same_key(read_manifest(folder).get("key"), key):
         return read_benchmark(folder, skills)
     skills = skills if skills is not None else load_skills(corpus_path)
     pool = sample_pool(skills, settings.pool_size, settings.seed)
@@ -200,10 +199,10 @@ def work_folder(benchmark: Benchmark) -> Path:
 
 def skilleq_key(benchmark: Benchmark) -> str:
     """What decides a SkillEq folder besides the judge and the config: the benchmark's files (queries and pool
-    ids), the corpus the skill texts come from and the query ids (the report layer's fingerprint)."""
+    ids), the corpus the skill texts come from and the query ids."""
 
     corpus = benchmark.meta.get("corpus", {}).get("checksum")
-    return fingerprint(benchmark.checksum, corpus, [q.id for q in benchmark.queries])
+    return keys.key(benchmark.checksum, corpus, [q.id for q in benchmark.queries])
 
 
 def ensure_skilleq(benchmark: Benchmark, judge: str = "offline", config: AnnotateConfig | None = None,

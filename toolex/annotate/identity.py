@@ -1,10 +1,10 @@
-"""Cache and artifact keys of annotation runs, computed from the objects' own settings.
+"""What decides an annotation run's outputs, read from the objects' own settings, and its keys.
 
-Every key that decides whether annotation work can be reused comes from here: the pipeline's per-stage keys
-(:func:`stage_key`) and the folder keys of the report's cached annotations (:func:`judge_identity`,
-:func:`offline_identity`). A key is built from what decides a stage's output, read from the built judge and
-the config, never from environment variables, and leaves out what does not (time-outs, retries, concurrency,
-prices, whether an API key is set; never a secret):
+Every key that decides whether annotation work can be reused comes from here, hashed by :mod:`toolex.keys`:
+the pipeline's per-stage keys (:func:`stage_key`) and the folder keys of cached annotations
+(:func:`annotation_key` over :func:`judge_identity` or :func:`offline_identity`). A key is built from what
+decides a stage's output, read from the built judge and the config, never from environment variables, and
+leaves out what does not (time-outs, retries, concurrency, prices, whether an API key is set; never a secret):
 
 * a judge with ``stage_settings(stage)`` (the LLM judge) gives each stage's model, endpoint, sampling, prompt
   version, context and tokenizer; the stage's client settings add the response format and extra request body;
@@ -16,12 +16,11 @@ prices, whether an API key is set; never a secret):
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
+from toolex import keys
 from toolex.annotate.prompts import PROMPT_VERSION
 from toolex.llm.settings import STAGES
 
@@ -53,12 +52,6 @@ STAGE_FIELDS: dict[str, tuple[str, ...]] = {
     "audit_dependency": ("audit",),
     "encoder": ("decompose", "verify"),
 }
-
-
-def digest(*parts: Any, length: int = 16) -> str:
-    """A short, stable hash of JSON-able parts (dataclasses as their fields)."""
-    plain = [asdict(p) if is_dataclass(p) and not isinstance(p, type) else p for p in parts]
-    return hashlib.sha256(json.dumps(plain, sort_keys=True, default=str).encode()).hexdigest()[:length]
 
 
 def _llm_public(settings: Any) -> dict[str, Any]:
@@ -116,12 +109,12 @@ def stage_key(data_fingerprint: str, judge: Any, stage: str, config: Any) -> str
     """The pipeline's key of one stage: data, the judge's settings for that stage, the config fields of that
     stage and the stage's code version. Earlier stages are not part of it: the pipeline redoes every stage
     after a recomputed one and checks each stage's input digest."""
-    return digest(data_fingerprint, stage, STAGE_VERSIONS[stage], judge_stage_settings(judge, stage),
-                  config_part(config, stage))
+    return keys.key(data_fingerprint, stage, STAGE_VERSIONS[stage], judge_stage_settings(judge, stage),
+                    config_part(config, stage))
 
 
 def annotation_key(query_key: Any, identity: Mapping[str, Any], config: Any, version: str) -> str:
     """The key of a cached annotation folder: queries, the judge's identity, the whole config, the stages'
     code versions and the package version."""
     fields = config_fields(config)
-    return digest(query_key, dict(identity), fields, STAGE_VERSIONS, version, length=12)
+    return keys.key(query_key, dict(identity), fields, STAGE_VERSIONS, version)

@@ -11,10 +11,10 @@ import shutil
 
 import pytest
 
+from toolex.annotate.identity import STAGES, judge_identity, judge_stage_settings
 from toolex.annotate.judges import OfflineSimilarityJudge
 from toolex.annotate.judges.llm import LLMJudge
 from toolex.annotate.judges.scoring import default_model
-from toolex.annotate.keys import STAGES, judge_identity, judge_stage_settings
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 from toolex.llm import LLMClient, LLMSettings, ResponseCache
 
