@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from toolex.io.annotations import Annotation
+from toolex.data.records import Annotation
 from toolex.metrics import NAMES, GroundTruth, RunArrays, evaluate
 from toolex.metrics.trec_eval_reference import PytrecEvalToolEq, pytrec_eval_scores
 

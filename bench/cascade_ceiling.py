@@ -26,11 +26,11 @@ from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyI
 from toolex.annotate.judges.cascade import CascadeJudge
 from toolex.annotate.judges.factory import offline_judge
 from toolex.annotate.pipeline import AnnotateConfig
-from toolex.annotate.records import Decomposition, Verdict
+from toolex.annotate.stage_records import Decomposition, Verdict
 from toolex.data.registry import own_gold_rule
 from toolex.experiments.workspace import ensure_runs, ensure_toolex, slug
 from toolex.io.atomic import write_json
-from toolex.report.context import open_report
+from toolex.report.context import open_analysis
 from toolex.report.validation import VALIDATION_BENCHMARK, goal_check, validate_folder, validation_settings
 from toolex.validate.gold import GoldRecord, benchmark_gold
 
@@ -100,24 +100,24 @@ def main() -> None:
     parser.add_argument("--out", help="also write the report here (JSON)")
     args = parser.parse_args()
 
-    report = open_report(validation_settings("offline", args.sample, benchmark=args.benchmark))
-    ws = report.workspace
-    runs = ensure_runs(report.settings.retrievers, ws)
+    analysis = open_analysis(validation_settings("offline", args.sample, benchmark=args.benchmark))
+    ws = analysis.workspace
+    runs = ensure_runs(analysis.settings.retrievers, ws)
     rule = own_gold_rule(ws.benchmarks[0])
     pairs = gold_pairs(benchmark_gold(ws.benchmarks[0], [q.id for q in ws.queries]))
     offline = offline_judge()
-    rows = [row("embedding judge alone", report.annotated.folder.folder, runs)]
+    rows = [row("embedding judge alone", analysis.annotated.folder.folder, runs)]
     variants = [(f"verifier {accuracy:.0%} right in the unsure band", True, accuracy)
                 for accuracy in ACCURACIES] + [("perfect verifier on every item", False, 1.0)]
     for label, within_band, accuracy in variants:
         verifier = GoldVerifier(pairs, rule, accuracy)
         judge = CascadeJudge(offline, verifier, budget=None, within_band=within_band)
         folder = ensure_toolex(f"ceiling-{slug(label)}", ws.key, ws.benchmarks, ws.queries,
-                               AnnotateConfig(pool=report.settings.pool), "cascade", judge=judge)
+                               AnnotateConfig(pool=analysis.settings.pool), "cascade", judge=judge)
         rows.append(row(label, folder.folder, runs, folder.manifest().get("ledger", {}).get("routing")))
     out = {"benchmark": ws.describe(), "gold": rule, "embedding_judge": offline.name,
            "band": list(offline.model.band), "score_model": offline.model.calibration.get("data"),
-           "retrievers": list(report.settings.retrievers), "rows": rows}
+           "retrievers": list(analysis.settings.retrievers), "rows": rows}
     if args.out:
         write_json(args.out, out)
     print(json.dumps(out, indent=1))

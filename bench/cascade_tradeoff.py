@@ -18,11 +18,11 @@ from pathlib import Path
 
 from toolex import paths
 from toolex.annotate.agreement import compare
-from toolex.annotate.artifacts import ArtifactFolder
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
 from toolex.annotate.judges.cascade import CascadeJudge
 from toolex.annotate.judges.factory import offline_judge
-from toolex.annotate.records import Decomposition, Verdict
+from toolex.annotate.run_folder import ArtifactFolder
+from toolex.annotate.stage_records import Decomposition, Verdict
 from toolex.data import load_benchmark
 from toolex.io.atomic import write_json
 

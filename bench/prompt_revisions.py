@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from toolex.annotate.agreement import judge_agreement
-from toolex.annotate.artifacts import ArtifactFolder
 from toolex.annotate.judges.factory import offline_judge
+from toolex.annotate.run_folder import ArtifactFolder
 from toolex.data import load_benchmark
 from toolex.data.registry import own_gold_rule
 from toolex.io.atomic import write_json

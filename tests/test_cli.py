@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from toolex import paths
-from toolex.io.annotations import Annotation, write_annotations
+from toolex.data.records import Annotation
+from toolex.io.annotations import write_annotations
 from toolex.io.trec import write_run
 
 

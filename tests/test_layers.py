@@ -46,7 +46,7 @@ def test_the_check_sees_an_upward_import_and_a_loop():
 
 
 def test_a_same_floor_import_between_packages_is_a_breach():
-    assert layers.breaches([layers.Import("toolex.review.items", "toolex.skills.store", 1, False)])
+    assert layers.breaches([layers.Import("toolex.review.items", "toolex.skills.benchmark_folder", 1, False)])
 
 
 def test_the_readme_states_the_floors_of_the_contract():

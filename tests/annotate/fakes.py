@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
-from toolex.annotate.records import Decomposition, SubQuery, Verdict
+from toolex.annotate.stage_records import Decomposition, SubQuery, Verdict
 from toolex.data.records import Benchmark, Query, Tool
 
 STAGES = ("decompose", "verify", "audit")

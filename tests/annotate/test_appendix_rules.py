@@ -8,7 +8,7 @@ import pytest
 from toolex.annotate import prompts
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, VerifyItem
 from toolex.annotate.judges.llm import LLMJudge
-from toolex.annotate.records import SubQuery
+from toolex.annotate.stage_records import SubQuery
 from toolex.data.records import Query, Tool
 from toolex.llm import LLMClient, LLMSettings, ResponseCache
 from toolex.llm.schema import is_valid

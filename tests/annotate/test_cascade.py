@@ -13,7 +13,7 @@ from toolex.annotate.judges.cascade import CascadeJudge
 from toolex.annotate.judges.features import FEATURES
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import ScoreModel
-from toolex.annotate.records import Decomposition, SubQuery, Verdict
+from toolex.annotate.stage_records import Decomposition, SubQuery, Verdict
 from toolex.data.records import Tool
 
 from .fakes import BagOfWords

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolex.annotate.artifacts import COMBINATIONS, SUBQUERIES, ArtifactFolder, write_jsonl
 from toolex.annotate.combine import admissible, best_combinations
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
-from toolex.annotate.records import AuditedQuery, Combination, Verdict
+from toolex.annotate.run_folder import COMBINATIONS, SUBQUERIES, ArtifactFolder, write_jsonl
+from toolex.annotate.stage_records import AuditedQuery, Combination, Verdict
 from toolex.annotate.stats import _row, table1
 from toolex.metrics import GroundTruth
 

@@ -17,7 +17,9 @@ import time
 import pytest
 
 from tests.requirements import skip_unless_required
-from toolex.annotate.artifacts import (
+from toolex.annotate.judges.base import VerifyItem
+from toolex.annotate.judges.llm import LLMJudge
+from toolex.annotate.run_folder import (
     ANNOTATIONS,
     COMBINATIONS,
     MANIFEST,
@@ -25,9 +27,7 @@ from toolex.annotate.artifacts import (
     VERIFIED,
     ArtifactFolder,
 )
-from toolex.annotate.judges.base import VerifyItem
-from toolex.annotate.judges.llm import LLMJudge
-from toolex.annotate.records import SubQuery
+from toolex.annotate.stage_records import SubQuery
 from toolex.data.records import Tool
 from toolex.io.annotations import read_annotations
 from toolex.llm import LLMClient, LLMSettings, ResponseCache

@@ -7,7 +7,10 @@ import json
 
 import pytest
 
-from toolex.annotate.artifacts import (
+from toolex.annotate.judges import OfflineSimilarityJudge
+from toolex.annotate.judges.llm import LLMJudge
+from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+from toolex.annotate.run_folder import (
     ANNOTATIONS,
     COMBINATIONS,
     MANIFEST,
@@ -15,9 +18,6 @@ from toolex.annotate.artifacts import (
     VERIFIED,
     ArtifactFolder,
 )
-from toolex.annotate.judges import OfflineSimilarityJudge
-from toolex.annotate.judges.llm import LLMJudge
-from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 from toolex.annotate.stats import table1
 from toolex.data import load_benchmark
 from toolex.io.annotations import read_annotations

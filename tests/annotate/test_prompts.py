@@ -14,7 +14,7 @@ from toolex.annotate.judges.base import AuditItem, DecomposeItem, VerifyItem
 from toolex.annotate.judges.llm import LLMJudge
 from toolex.annotate.pipeline import ToolEX
 from toolex.annotate.prompts import Doc, data, fit_prompt, prompt_version
-from toolex.annotate.records import SubQuery
+from toolex.annotate.stage_records import SubQuery
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.llm import LLMClient, LLMSettings, ResponseCache
 from toolex.llm.tokens import EstimateCounter, count_messages

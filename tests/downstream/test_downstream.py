@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.downstream.fake_llm import DownstreamLLM, count
-from toolex.data.records import Benchmark, Query, Tool
+from toolex.data.records import Annotation, Benchmark, Query, Tool
 from toolex.downstream import functions
 from toolex.downstream.agent import Agent
 from toolex.downstream.evaluator import PassRateEvaluator
@@ -24,7 +24,6 @@ from toolex.downstream.run import (
 )
 from toolex.downstream.simulator import ApiSimulator, HttpApi, SimulatorServer
 from toolex.errors import InputError
-from toolex.io.annotations import Annotation
 from toolex.llm import LLMClient, LLMSettings, ResponseCache
 
 

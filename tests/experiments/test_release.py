@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from toolex.annotate.artifacts import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, VERIFIED
 from toolex.annotate.pipeline import STAGE_FILES, AnnotateConfig
+from toolex.annotate.run_folder import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, VERIFIED
 from toolex.errors import InputError
 from toolex.experiments import release, workspace
 from toolex.experiments.datasheet import annotation_counts, datasheet

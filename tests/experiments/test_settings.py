@@ -12,7 +12,7 @@ import pytest
 from toolex.experiments.settings import ReportSettings
 from toolex.experiments.workspace import Workspace, ensure_run
 from toolex.report import finetuning
-from toolex.report.context import Report
+from toolex.report.context import Analysis
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 #: Calls whose cut-off must come from the settings, never from a literal.
@@ -27,7 +27,7 @@ def code_cells(path: Path) -> list[str]:
 def test_the_cut_off_reaches_the_measures_and_the_provenance():
     settings = ReportSettings.make(["toolret/apibank"], ["bm25"], k=5)
     assert settings.measure("ndcg").key == "ndcg@5" and settings.as_dict()["k"] == 5
-    report = Report(settings, SimpleNamespace(describe=lambda: "d", data_checksum="c"),
+    report = Analysis(settings, SimpleNamespace(describe=lambda: "d", data_checksum="c"),
                     SimpleNamespace(judge_name="j", folder=SimpleNamespace(folder="f")))
     assert report.provenance()["settings"]["k"] == 5
 

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from toolex.data.records import Annotation
 from toolex.errors import InputError
-from toolex.io.annotations import Annotation, read_annotations, write_annotations
+from toolex.io.annotations import read_annotations, write_annotations
 from toolex.io.trec import ranked, read_qrels, read_run, write_qrels, write_run
 
 

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from toolex.io.annotations import Annotation, one_to_one
+from toolex.data.records import Annotation, one_to_one
 from toolex.metrics import NAMES, evaluate
 from toolex.metrics.trec_eval_reference import pytrec_eval_scores
 

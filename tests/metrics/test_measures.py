@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from toolex.io.annotations import Annotation
+from toolex.data.records import Annotation
 from toolex.metrics import NAMES, GroundTruth, Measure, measures_at
 from toolex.metrics.long import ALL, AVG, means, paired
 from toolex.metrics.measures import KINDS, ONE_TO_ONE, TOOLEQ

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolex.io.annotations import Annotation
+from toolex.data.records import Annotation
 from toolex.metrics import NAMES, evaluate
 
 TOOLS = [f"t{i}" for i in range(25)]

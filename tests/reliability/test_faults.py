@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from toolex.annotate.artifacts import MANIFEST
+from toolex.annotate.run_folder import MANIFEST
 from toolex.cli import main
 from toolex.llm import ResponseCache
 

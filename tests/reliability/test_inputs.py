@@ -203,8 +203,8 @@ def test_api_run_into_a_folder_of_another_sample_refuses(tiny_data: Path, tmp_pa
 
 
 def test_nan_in_a_python_run_is_refused() -> None:
+    from toolex.data.records import Annotation
     from toolex.errors import InputError
-    from toolex.io.annotations import Annotation
     from toolex.metrics import evaluate
 
     truth = [Annotation("q1", "web", ("a",), (("a",),))]

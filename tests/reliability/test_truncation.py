@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from toolex.annotate.artifacts import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, TIMINGS, VERIFIED
+from toolex.annotate.run_folder import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, TIMINGS, VERIFIED
 from toolex.io.annotations import read_annotations
 
 from .conftest import TALLY

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolex.annotate.artifacts import ANNOTATIONS, COMBINATIONS, SUBQUERIES, VERIFIED
+from toolex.annotate.run_folder import ANNOTATIONS, COMBINATIONS, SUBQUERIES, VERIFIED
 
 FILES = (SUBQUERIES, VERIFIED, COMBINATIONS, ANNOTATIONS)  # the files a resume must reproduce byte for byte
 NAME = "toolret/tiny"

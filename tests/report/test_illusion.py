@@ -54,7 +54,7 @@ def _long_scores(seed: int = 0, n: int = 60) -> pd.DataFrame:
     about half of which ToolEq confirms."""
     import numpy as np
 
-    from toolex.io.annotations import Annotation
+    from toolex.data.records import Annotation
     from toolex.metrics import GroundTruth
     from toolex.metrics.long import concat
 
@@ -71,12 +71,12 @@ def _long_scores(seed: int = 0, n: int = 60) -> pd.DataFrame:
 
 
 def test_illusion_interval_agrees_with_the_table_and_holds_its_point():
-    from toolex.report import results
+    from toolex.report import table2
     from toolex.report.illusion import illusion_interval, illusion_table
 
     scores = _long_scores()
     got = illusion_interval(scores, "base", "tuned", resamples=300)
-    table = results.main_results(scores)
+    table = table2.main_results(scores)
     expected = own_illusion(table, [("base", "tuned")]).iloc[0]
     assert got["tool_de_gain"] == pytest.approx(expected.tool_de_gain, abs=1e-9)
     assert got["tooleq_gain"] == pytest.approx(expected.tooleq_gain, abs=1e-9)

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from toolex import paths
-from toolex.annotate.artifacts import ArtifactFolder
+from toolex.annotate.run_folder import ArtifactFolder
 from toolex.errors import InputError
 from toolex.report.recorded import agreement_table, offline_twin, recorded_runs, run_queries, table1_per_judge
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from toolex.io.annotations import Annotation
+from toolex.data.records import Annotation
 from toolex.paper import load_table2
-from toolex.report.results import PAPER, evaluate_runs, main_results, paper_rows, side_by_side
 from toolex.report.significance import delta_significance
+from toolex.report.table2 import PAPER, evaluate_runs, main_results, paper_rows, side_by_side
 
 ANNOTATIONS = [
     Annotation("q1", "code", ("a",), (("a",), ("b",))),

@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from toolex.data.records import Benchmark, Query, Tool
-from toolex.io.annotations import Annotation
+from toolex.data.records import Annotation, Benchmark, Query, Tool
 from toolex.report.validation import (
     ceiling_frame,
     credit_frame,

@@ -40,7 +40,7 @@ def trec_means(qrels, run, k=10):
 
 
 def test_bm25_matches_protocol_on_toolret(toolret_parts, toolret_pool, bm25_all):
-    from toolex.io.annotations import one_to_one
+    from toolex.data.records import one_to_one
     from toolex.metrics import evaluate
 
     queries = [q for bench in toolret_parts for q in bench.queries]

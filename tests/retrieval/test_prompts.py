@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from toolex.retrieval.prompts import QWEN3_DEFAULT_INSTRUCTION, detect_family, prompt_format
+from toolex.retrieval.text_format import QWEN3_DEFAULT_INSTRUCTION, detect_family, prompt_format
 
 
 def test_qwen3_format():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 
-from toolex.review.store import Campaign
+from toolex.review.database import Campaign
 
 
 def hammer(path: str, reviewer: str, rounds: int) -> None:

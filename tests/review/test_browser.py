@@ -15,9 +15,9 @@ from tests.review.conftest import records, write_run
 from tests.widgets.test_browser import ARGS, CHROMIUM
 from tests.widgets.voila import serve
 from toolex import paths
+from toolex.review.campaign_report import campaign_report
+from toolex.review.database import Campaign
 from toolex.review.items import build_items
-from toolex.review.report import campaign_report
-from toolex.review.store import Campaign
 
 pytestmark = pytest.mark.browser
 SMALL = {"q1": ("code", ["t1"], [(["t2"], True), (["t3"], True)]), "q4": ("web", ["w1"], [(["w2"], True)])}

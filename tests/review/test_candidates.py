@@ -10,8 +10,8 @@ import pytest
 from toolex.annotate.operating_point import read_labels
 from toolex.cli import main
 from toolex.errors import InputError
+from toolex.review.database import Campaign
 from toolex.review.items import candidate_items
-from toolex.review.store import Campaign
 from toolex.widgets.review import ReviewApp
 
 

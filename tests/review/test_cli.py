@@ -11,7 +11,7 @@ import pytest
 from tests.review.conftest import write_run
 from toolex.cli import main
 from toolex.data import load_benchmark
-from toolex.review.store import Campaign
+from toolex.review.database import Campaign
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from toolex.review.report import campaign_report, wilson
-from toolex.review.store import ADJUDICATE, Campaign
+from toolex.review.campaign_report import campaign_report, wilson
+from toolex.review.database import ADJUDICATE, Campaign
 
 V = (True, None)
 NEAR, INCOMPLETE, CROSS = (False, "near_synonym"), (False, "incomplete_coverage"), (False,
@@ -107,7 +107,7 @@ def test_summary_and_reviewers(campaign):
 def test_a_weighted_estimate_without_variation_states_no_interval():
     import pandas as pd
 
-    from toolex.review.report import precision_table
+    from toolex.review.campaign_report import precision_table
 
     final = pd.DataFrame({"category": ["code", "code", "web"], "complexity": [1, 1, 1],
                           "stratum": ["code · 1 tool", "code · 1 tool", "web · 1 tool"],

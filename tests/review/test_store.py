@@ -14,8 +14,8 @@ import pytest
 
 from tests.review.conftest import RUN, records, write_run
 from toolex import paths
+from toolex.review.database import ADJUDICATE, Campaign, CampaignError
 from toolex.review.items import build_items
-from toolex.review.store import ADJUDICATE, Campaign, CampaignError
 
 CHILD = [sys.executable, "-m", "tests.review.child"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolex.review.store import Campaign
+from toolex.review.database import Campaign
 from toolex.widgets.review import ReviewApp, parse_quick
 
 

@@ -8,12 +8,12 @@ from dataclasses import asdict, replace
 import pytest
 
 from toolex import __version__, paths
-from toolex.annotate.artifacts import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, VERIFIED
+from toolex.annotate.run_folder import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, VERIFIED
 from toolex.annotate.stats import table1
 from toolex.data.checksum import combine_checksums
 from toolex.io.annotations import read_annotations
 from toolex.skills import (
-    SkillReport,
+    SkillAnalysis,
     SkillSettings,
     ensure_skill_benchmark,
     ensure_skilleq,
@@ -24,7 +24,7 @@ from toolex.skills import (
     token_lengths,
     tool_vs_skill_lengths,
 )
-from toolex.skills.results import PAPER_LABEL
+from toolex.skills.table3 import PAPER_LABEL
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_skilleq_smoke(isolated, skills, corpus_path, minilm, monkeypatch):
     assert (ours["skilleq"] >= ours["skillret"] - 1e-9).all()
     assert (frame["source"] == PAPER_LABEL).sum() == 27
 
-    report = SkillReport(settings, bench, folder, "offline", skills)
+    report = SkillAnalysis(settings, bench, folder, "offline", skills)
     assert report.judge == stats["judge"].iloc[0] and report.judge.startswith("offline-similarity")
     record = report.provenance(["bm25", "dense:minilm"])
     assert record["toolex"] == __version__ and record["created"]

@@ -8,8 +8,8 @@ import pytest
 
 from toolex import keys
 from toolex.skills import SkillSettings, benchmark_key, leaked_names, recorded_skills_dir
+from toolex.skills.benchmark_folder import read_benchmark, read_manifest, read_queries
 from toolex.skills.loader import corpus_checksum
-from toolex.skills.store import read_benchmark, read_manifest, read_queries
 from toolex.skills.text import normalise
 
 FOLDERS = sorted(recorded_skills_dir().glob("*-llm-*/benchmark"))

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from toolex.io.annotations import Annotation, write_annotations
+from toolex.data.records import Annotation
+from toolex.io.annotations import write_annotations
 from toolex.io.trec import write_run
 from toolex.validate import GoldRecord, validate, write_gold
 

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
+from toolex.data.records import Annotation
 from toolex.errors import InputError, ToolexError
-from toolex.io.annotations import Annotation
 from toolex.validate import GoldRecord, recovered_share, validate
 
 D2 = 1 / math.log2(3)  # NDCG@2 of a single relevant tool at rank 2

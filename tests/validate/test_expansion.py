@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from toolex.data.records import Annotation
 from toolex.errors import InputError
-from toolex.io.annotations import Annotation
 from toolex.validate import GoldRecord, pair, validate
 
 

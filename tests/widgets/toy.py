@@ -3,7 +3,7 @@ tests."""
 
 from __future__ import annotations
 
-from toolex.annotate.records import (
+from toolex.annotate.stage_records import (
     AuditedQuery,
     Candidate,
     Combination,
@@ -12,8 +12,7 @@ from toolex.annotate.records import (
     Verdict,
     VerifiedSet,
 )
-from toolex.data.records import Query, Tool
-from toolex.io.annotations import Annotation
+from toolex.data.records import Annotation, Query, Tool
 from toolex.widgets.data import InspectorData
 
 J = "offline-similarity(minilm)"

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolex.annotate.artifacts import ArtifactFolder
 from toolex.annotate.judges.base import AuditItem, Judge, VerifyItem
+from toolex.annotate.run_folder import ArtifactFolder
 from toolex.data.records import Query, Tool
 
 

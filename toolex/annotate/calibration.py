@@ -39,7 +39,7 @@ from toolex.annotate.judges.features import EXPECTED_SIGNS, FEATURES
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import ScoreModel
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
-from toolex.annotate.records import Decomposition
+from toolex.annotate.stage_records import Decomposition
 from toolex.annotate.verification import Slot, verification_items
 from toolex.data.records import Benchmark
 

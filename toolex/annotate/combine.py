@@ -16,7 +16,7 @@ import heapq
 from collections.abc import Callable, Sequence
 
 from toolex.annotate.judges.base import AuditItem
-from toolex.annotate.records import AuditedQuery, Combination, Decomposition, Verdict, VerifiedSet
+from toolex.annotate.stage_records import AuditedQuery, Combination, Decomposition, Verdict, VerifiedSet
 from toolex.data.records import Query, Tool
 from toolex.retrieval.fusion import RRF_K
 

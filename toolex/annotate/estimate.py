@@ -29,12 +29,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolex.annotate.artifacts import write_json
 from toolex.annotate.judges import build_judge
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, VerifyItem
 from toolex.annotate.judges.llm import Truncation
 from toolex.annotate.pipeline import AnnotateConfig
-from toolex.annotate.records import SubQuery
+from toolex.annotate.run_folder import write_json
+from toolex.annotate.stage_records import SubQuery
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.data.registry import tool_pools
 from toolex.errors import InputError

@@ -16,7 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from toolex import __version__, keys
-from toolex.annotate.artifacts import (
+from toolex.annotate.combine import RRF_K, audit_combinations
+from toolex.annotate.identity import stage_key
+from toolex.annotate.judges.base import DecomposeItem, Judge
+from toolex.annotate.prompts import PROMPT_VERSION
+from toolex.annotate.run_folder import (
     ANNOTATIONS,
     COMBINATIONS,
     MANIFEST,
@@ -27,16 +31,12 @@ from toolex.annotate.artifacts import (
     write_json,
     write_jsonl,
 )
-from toolex.annotate.combine import RRF_K, audit_combinations
-from toolex.annotate.identity import stage_key
-from toolex.annotate.judges.base import DecomposeItem, Judge
-from toolex.annotate.prompts import PROMPT_VERSION
-from toolex.annotate.records import AuditedQuery, Decomposition, VerifiedSet
+from toolex.annotate.stage_records import AuditedQuery, Decomposition, VerifiedSet
 from toolex.annotate.verification import verification_items, verified_sets
-from toolex.data.records import Benchmark, Query, Tool
+from toolex.data.records import Annotation, Benchmark, Query, Tool
 from toolex.data.registry import tool_pools
 from toolex.errors import ToolexError
-from toolex.io.annotations import Annotation, write_annotations
+from toolex.io.annotations import write_annotations
 from toolex.io.atomic import file_digest
 from toolex.io.lock import FolderLock
 from toolex.retrieval import build_retriever

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from toolex.annotate.artifacts import ArtifactFolder
-from toolex.annotate.records import AuditedQuery, Decomposition, VerifiedSet
+from toolex.annotate.run_folder import ArtifactFolder
+from toolex.annotate.stage_records import AuditedQuery, Decomposition, VerifiedSet
 
 COLUMNS = ("queries", "sub_queries", "verified_items", "avg_items_per_sub_query", "valid_combinations",
            "avg_combinations_per_query", "sub_queries_with_extra_equivalent_pct",

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from toolex.annotate.judges.base import VerifyItem
-from toolex.annotate.records import Candidate, Decomposition, Verdict, VerifiedSet
+from toolex.annotate.stage_records import Candidate, Decomposition, Verdict, VerifiedSet
 from toolex.data.records import Tool
 
 Hits = Mapping[tuple[str, int], Sequence[tuple[str, float]]]

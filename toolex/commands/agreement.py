@@ -17,8 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from toolex.annotate.agreement import judge_agreement
-    from toolex.annotate.artifacts import ArtifactFolder
     from toolex.annotate.judges.factory import offline_judge
+    from toolex.annotate.run_folder import ArtifactFolder
     from toolex.data import load_benchmark
 
     folder = ArtifactFolder(args.llm_run)

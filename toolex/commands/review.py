@@ -61,11 +61,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sample(args: argparse.Namespace) -> int:
-    from toolex.annotate.artifacts import ArtifactFolder
+    from toolex.annotate.run_folder import ArtifactFolder
+    from toolex.review.database import Campaign
     from toolex.review.gold import apply_gold, gold_items, read_gold
     from toolex.review.items import CHECKSUM_KIND, RATIONALE_SETTING, load_items, run_checksum, run_verdicts
     from toolex.review.sample import draw
-    from toolex.review.store import Campaign
 
     if args.items:
         given = [flag for flag, value in (("--size", args.size), ("--per-stratum", args.per_stratum),
@@ -114,8 +114,8 @@ def _sample(args: argparse.Namespace) -> int:
 
 
 def _sample_items(args: argparse.Namespace) -> int:
+    from toolex.review.database import Campaign
     from toolex.review.items import RATIONALE_SETTING, candidate_items
-    from toolex.review.store import Campaign
 
     run_id, items = candidate_items(args.items)
     meta = {"kind": "candidate items", "items_file": str(Path(args.items).resolve()),
@@ -131,7 +131,7 @@ def _sample_items(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from toolex.review.store import Campaign
+    from toolex.review.database import Campaign
 
     campaign = Path(args.campaign).resolve()
     Campaign(campaign).close()  # a clear error now rather than in the browser
@@ -146,9 +146,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from toolex.report.export import to_markdown
+    from toolex.review.campaign_report import campaign_report
+    from toolex.review.database import Campaign
     from toolex.review.export import CAPTIONS, export_report
-    from toolex.review.report import campaign_report
-    from toolex.review.store import Campaign
 
     with Campaign(args.campaign) as campaign:
         report = campaign_report(campaign)
@@ -163,8 +163,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from toolex.review.database import Campaign
     from toolex.review.export import export_decisions, export_labels
-    from toolex.review.store import Campaign
 
     with Campaign(args.campaign) as campaign:
         written = export_decisions(campaign, args.out)

@@ -17,7 +17,7 @@ HELP = "build the SkillRet-style benchmark and SkillEq (ToolEX on skills), print
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from toolex.annotate.judges.factory import JUDGES
     from toolex.experiments.settings import env_judge, env_smoke
-    from toolex.skills.artifacts import GENERATORS
+    from toolex.skills.workspace import GENERATORS
 
     parser.add_argument("--smoke", type=int, default=int(env_smoke()),
                         help="1: the CI setting (300 skills, 16 queries); default: the SMOKE variable")
@@ -34,8 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_of(args: argparse.Namespace) -> Any:
-    """The :class:`~toolex.skills.artifacts.SkillSettings` the options ask for."""
-    from toolex.skills.artifacts import SkillSettings
+    """The :class:`~toolex.skills.workspace.SkillSettings` the options ask for."""
+    from toolex.skills.workspace import SkillSettings
 
     settings = SkillSettings.for_smoke() if args.smoke else SkillSettings()
     changes: dict[str, Any] = {}
@@ -49,7 +49,7 @@ def settings_of(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     from toolex.annotate.stats import table1
     from toolex.io import atomic
-    from toolex.skills.artifacts import (
+    from toolex.skills.workspace import (
         benchmark_folder,
         ensure_skill_benchmark,
         ensure_skilleq,
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     summary: dict[str, Any] = {"benchmark": benchmark.meta.get("counts"), "skilleq": str(folder),
                                "table1": json.loads(stats.to_json(orient="index"))}
     if not args.no_table3:
-        from toolex.skills.results import table3, wide
+        from toolex.skills.table3 import table3, wide
 
         frame = table3(benchmark, folder, with_paper=False)
         print(wide(frame).to_string())

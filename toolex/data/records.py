@@ -1,5 +1,6 @@
-"""The core records used everywhere: a tool, a query and a benchmark (queries, tool pool, one-to-one
-qrels)."""
+"""The core records used everywhere: a tool, a query, a benchmark (queries, tool pool, one-to-one qrels) and
+an annotation (the valid tool combinations of one query: ToolEq's ground truth; its file format is
+:mod:`toolex.io.annotations`)."""
 
 from __future__ import annotations
 
@@ -161,3 +162,29 @@ def merge_benchmarks(name: str, benchmarks: Iterable[Benchmark]) -> Benchmark:
         meta={"parts": [b.name for b in benchmarks],
               **({"skipped": {"no_relevant_tool": n}} if (n := sum(b.skipped for b in benchmarks)) else {})},
     )
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """The valid tool combinations of one query; ``reference`` is C*."""
+
+    query_id: str
+    category: str
+    reference: tuple[str, ...]
+    combinations: tuple[tuple[str, ...], ...]
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        record = {
+            "query_id": self.query_id,
+            "category": self.category,
+            "reference": list(self.reference),
+            "combinations": [list(c) for c in self.combinations],
+        }
+        record.update(self.extra)
+        return record
+
+
+def one_to_one(benchmark: Benchmark) -> list[Annotation]:
+    """The benchmark's own ground truth: C* as the only combination of each query."""
+    return [Annotation(q.id, q.category, q.reference, (q.reference,)) for q in benchmark.queries]

@@ -24,12 +24,11 @@ from typing import Any
 
 import pandas as pd
 
-from toolex.data.records import Benchmark, Query
+from toolex.data.records import Annotation, Benchmark, Query
 from toolex.downstream import agent, evaluator, simulator
 from toolex.downstream.agent import Agent
 from toolex.downstream.evaluator import PassRateEvaluator
 from toolex.errors import InputError
-from toolex.io.annotations import Annotation
 from toolex.io.atomic import append_line, write_json
 from toolex.metrics.intervals import wilson
 

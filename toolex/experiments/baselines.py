@@ -25,7 +25,7 @@ import pandas as pd
 from toolex import __version__, paths
 from toolex.data import DEFAULT_BENCHMARKS, load_benchmarks, tool_pools
 from toolex.data.checksum import combine_checksums
-from toolex.io.annotations import one_to_one
+from toolex.data.records import one_to_one
 from toolex.io.trec import write_run
 from toolex.metrics import evaluate
 from toolex.metrics.long import ALL, means

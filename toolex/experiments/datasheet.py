@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from toolex import paths
-from toolex.annotate.artifacts import ANNOTATIONS, MANIFEST
+from toolex.annotate.run_folder import ANNOTATIONS, MANIFEST
 
 #: Licences of the sources, as the data README states them.
 LICENCES = {

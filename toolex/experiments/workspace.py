@@ -23,19 +23,19 @@ from pathlib import Path
 from typing import Any
 
 from toolex import __version__, keys, paths
-from toolex.annotate.artifacts import ArtifactFolder
 from toolex.annotate.identity import annotation_key, config_fields, judge_identity, offline_identity
 from toolex.annotate.judges import build_judge
 from toolex.annotate.judges.scoring import default_model
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+from toolex.annotate.run_folder import ArtifactFolder
 from toolex.data import load_benchmarks, tool_pools
 from toolex.data.checksum import combine_checksums
-from toolex.data.records import Benchmark, Query, Tool
+from toolex.data.records import Annotation, Benchmark, Query, Tool, one_to_one
 from toolex.errors import ToolexError
 from toolex.experiments import release
 from toolex.experiments.finetune import resolve_spec
 from toolex.experiments.settings import ReportSettings, flag
-from toolex.io.annotations import Annotation, one_to_one, read_annotations
+from toolex.io.annotations import read_annotations
 from toolex.io.trec import Run, read_run, write_run
 from toolex.retrieval import build_retriever, retrieve_queries, subquery_retrieve
 

@@ -11,44 +11,17 @@ id must be a tool of the pool. Types are checked, never coerced: ids are non-emp
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolex.data.readers import is_id, read_keyed_jsonl, record_query_id
-from toolex.data.records import Benchmark
+from toolex.data.records import Annotation
 from toolex.errors import InputError
 from toolex.io.atomic import write_jsonl
 
 
 def _tool_ids(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(is_id(t) for t in value)
-
-
-@dataclass(frozen=True)
-class Annotation:
-    """The valid tool combinations of one query; ``reference`` is C*."""
-
-    query_id: str
-    category: str
-    reference: tuple[str, ...]
-    combinations: tuple[tuple[str, ...], ...]
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
-
-    def to_json(self) -> dict[str, Any]:
-        record = {
-            "query_id": self.query_id,
-            "category": self.category,
-            "reference": list(self.reference),
-            "combinations": [list(c) for c in self.combinations],
-        }
-        record.update(self.extra)
-        return record
-
-
-def one_to_one(benchmark: Benchmark) -> list[Annotation]:
-    """The benchmark's own ground truth: C* as the only combination of each query."""
-    return [Annotation(q.id, q.category, q.reference, (q.reference,)) for q in benchmark.queries]
 
 
 def _parse(record: dict[str, Any], path: Path, lineno: int, pool: Collection[str] | None) -> Annotation:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from toolex.io.annotations import Annotation
+from toolex.data.records import Annotation
 from toolex.metrics.long import ALL, AVG, QUERY_LEVEL, long_form, means
 from toolex.metrics.measures import KIND_LABEL, KINDS, NAMES, ONE_TO_ONE, TOOLEQ, measures_at
 from toolex.metrics.ranking import RunArrays

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from toolex.io.annotations import Annotation
+from toolex.data.records import Annotation
 
 Scores = dict[str, dict[str, dict[str, float]]]
 

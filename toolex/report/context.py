@@ -13,7 +13,7 @@ from toolex.report.provenance import footer, provenance
 
 
 @dataclass
-class Report:
+class Analysis:
     """A notebook's inputs and the provenance helpers bound to them."""
 
     settings: ReportSettings
@@ -35,10 +35,10 @@ class Report:
                           **extra)
 
 
-def open_report(settings: ReportSettings) -> Report:
+def open_analysis(settings: ReportSettings) -> Analysis:
     """Load the benchmarks and the annotation artifacts (computed with the settings' judge when missing); a
     notebook's tables then print two decimals."""
 
     display_precision()
     workspace = Workspace.load(settings)
-    return Report(settings, workspace, ensure_annotations(workspace))
+    return Analysis(settings, workspace, ensure_annotations(workspace))

@@ -14,12 +14,12 @@ import pandas as pd
 from toolex.experiments.finetune import FinetuneSettings, ensure_finetuned, evaluation_queries, read_manifest
 from toolex.experiments.settings import ReportSettings
 from toolex.experiments.workspace import ensure_run
-from toolex.report.context import Report
-from toolex.report.results import evaluate_runs
+from toolex.report.context import Analysis
+from toolex.report.table2 import evaluate_runs
 
 BASE = "dense:minilm"
 TUNED = "dense:minilm-ft"
-#: The same fine-tuning on the ToolEq labels of the report's annotations (:func:`tooleq_settings`).
+#: The same fine-tuning on the ToolEq labels of the analysis's annotations (:func:`tooleq_settings`).
 TUNED_TOOLEQ = "dense:minilm-ft-tooleq"
 #: The smoke setting's fine-tuning: a few training queries per benchmark, short texts, small batches (about a
 #: minute on 2 cores); the full setting trains with the defaults of :class:`FinetuneSettings`.
@@ -52,44 +52,46 @@ class HeldOut:
 
 
 def finetune_settings(settings: ReportSettings) -> FinetuneSettings:
-    """The fine-tuning that belongs to a report: trained on the report's benchmarks (their training part),
-    with :data:`SMOKE_FINETUNE` in the smoke setting."""
+    """The fine-tuning that belongs to an analysis: trained on the analysis's benchmarks (their training
+    part), with :data:`SMOKE_FINETUNE` in the smoke setting."""
     extra: dict[str, Any] = SMOKE_FINETUNE if settings.smoke else {}
     return FinetuneSettings(benchmarks=tuple(settings.benchmarks), seed=settings.seed, **extra)
 
 
-def tooleq_settings(report: Report) -> FinetuneSettings:
+def tooleq_settings(analysis: Analysis) -> FinetuneSettings:
     """The report's fine-tuning on the ToolEq labels of its own annotations: every tool of a valid
     combination is a positive (training queries the annotations lack, ToolLens's own training split, keep
     C*)."""
-    return replace(finetune_settings(report.settings), labels=str(report.annotated.folder.annotations_path()))
+    labels = analysis.annotated.folder.annotations_path()
+    return replace(finetune_settings(analysis.settings), labels=str(labels))
 
 
-def held_out_scores(report: Report, retrievers: Sequence[str], settings: FinetuneSettings | None = None,
+def held_out_scores(analysis: Analysis, retrievers: Sequence[str], settings: FinetuneSettings | None = None,
                     progress: bool = False, name: str = TUNED) -> HeldOut:
     """Fine-tune (or reuse) the model, then score ``retrievers`` and the fine-tuned model (as ``name``) on
-    the report's queries that did not train it, under one-to-one and ToolEq."""
-    settings = settings or finetune_settings(report.settings)
-    workspace = report.workspace
+    the analysis's queries that did not train it, under one-to-one and ToolEq."""
+    settings = settings or finetune_settings(analysis.settings)
+    workspace = analysis.workspace
     folder = ensure_finetuned(settings, progress=progress, loaded=workspace.benchmarks)
     held = {q.id for b in workspace.benchmarks for q in evaluation_queries(b, settings)}
     held &= {q.id for q in workspace.queries}
     specs = {**{r: r for r in retrievers}, name: f"dense:{folder}"}
     runs = {system: {q: ranking for q, ranking in ensure_run(spec, workspace).items() if q in held}
             for system, spec in specs.items()}
-    annotations = [a for a in report.annotated.annotations if a.query_id in held]
-    scores = evaluate_runs(runs, annotations, report.settings.k, workspace.subset_of)
+    annotations = [a for a in analysis.annotated.annotations if a.query_id in held]
+    scores = evaluate_runs(runs, annotations, analysis.settings.k, workspace.subset_of)
     return HeldOut(list(retrievers), name, folder, read_manifest(folder), scores, len(held))
 
 
-def pair_scores(report: Report, base: str, tuned: str) -> pd.DataFrame:
+def pair_scores(analysis: Analysis, base: str, tuned: str) -> pd.DataFrame:
     """Long-form scores of a configured (base, fine-tuned) pair of retriever specs on every query of the
-    report, at the report's cut-off."""
-    runs = {spec: ensure_run(spec, report.workspace) for spec in (base, tuned)}
-    return evaluate_runs(runs, report.annotated.annotations, report.settings.k, report.workspace.subset_of)
+    analysis, at the analysis's cut-off."""
+    runs = {spec: ensure_run(spec, analysis.workspace) for spec in (base, tuned)}
+    workspace = analysis.workspace
+    return evaluate_runs(runs, analysis.annotated.annotations, analysis.settings.k, workspace.subset_of)
 
 
-def own_pair(report: Report, settings: FinetuneSettings | None = None, base: str = BASE,
+def own_pair(analysis: Analysis, settings: FinetuneSettings | None = None, base: str = BASE,
              progress: bool = False) -> HeldOut:
     """The base / fine-tuned pair of Figure 3, on the held-out queries."""
-    return held_out_scores(report, [base], settings, progress)
+    return held_out_scores(analysis, [base], settings, progress)

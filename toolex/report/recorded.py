@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 
 from toolex import __version__, paths
-from toolex.annotate.artifacts import ArtifactFolder
 from toolex.annotate.judges.scoring import default_model
 from toolex.annotate.pipeline import AnnotateConfig
+from toolex.annotate.run_folder import ArtifactFolder
 from toolex.annotate.stats import table1
 from toolex.data import load_benchmark
 from toolex.data.checksum import combine_checksums

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from toolex.metrics import ONE_TO_ONE, TOOLEQ, long
-from toolex.report.results import category_label
+from toolex.report.table2 import category_label
 
 COLUMNS = ["level", "retriever", "category", "metric", "queries", "delta", "ci_low", "ci_high", "p_value",
            "p", "resamples"]
@@ -80,7 +80,7 @@ def paired_test(a: Sequence[float], b: Sequence[float], resamples: int = 10_000,
 
 
 def delta_significance(scores: pd.DataFrame, resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
-    """From the long-form scores (:func:`toolex.report.results.evaluate_runs`): per level, retriever, category
+    """From the long-form scores (:func:`toolex.report.table2.evaluate_runs`): per level, retriever, category
     (then ``all``) and measure, Δ in points with its 95% interval and p-value (queries paired in their
     order)."""
     pairs = long.paired(scores)

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from toolex.annotate.records import AuditedQuery, Decomposition, VerifiedSet
+from toolex.annotate.stage_records import AuditedQuery, Decomposition, VerifiedSet
 
 
 def decomposition_frame(decompositions: Sequence[Decomposition], group_of: Mapping[str, str]) -> pd.DataFrame:

@@ -44,13 +44,12 @@ from toolex.annotate.judges.offline import OfflineSimilarityJudge, platform_audi
 from toolex.annotate.judges.scoring import ScoreModel
 from toolex.annotate.operating_point import Label, draw, fit_threshold, item_key
 from toolex.annotate.pipeline import AnnotateConfig
-from toolex.annotate.records import Verdict
+from toolex.annotate.stage_records import Verdict
 from toolex.annotate.verification import verified_sets
-from toolex.data.records import Benchmark
+from toolex.data.records import Annotation, Benchmark
 from toolex.data.registry import load_benchmark, own_gold, own_gold_rule
 from toolex.experiments.settings import DEFAULT_RETRIEVERS
 from toolex.experiments.workspace import benchmark_runs
-from toolex.io.annotations import Annotation
 from toolex.report.validation import GOALS, goals_of
 from toolex.validate import validate
 from toolex.validate.gold import GoldRecord, benchmark_gold

@@ -1,13 +1,11 @@
-"""How far each judge's annotations can be trusted: ToolEq with our expansion against ToolEq with human
-labels.
+"""How far each judge's annotations can be trusted: ToolEq with our expansion vs with human labels.
 
-:func:`judge_validation` scores the annotations of a report (:func:`toolex.report.context.open_report` on a
-benchmark that carries a human one-to-many ground truth: by default the SGD report part, domains the offline
+:func:`judge_validation` scores the annotations of an analysis (:func:`toolex.report.context.open_analysis` on
+a benchmark that carries a human one-to-many ground truth: by default the SGD report part, domains the offline
 judge was never calibrated on) and its retrievers' runs with ``toolex.validate``. :func:`credit_frame` stacks
 several judges' credit tables; :func:`tradeoff_frame` and :func:`ceiling_frame` read the cascade's kept
 trade-off curve and ceiling; ``python -m toolex.report.validation`` writes the kept report
-(``data/validation/``).
-"""
+(``data/validation/``)."""
 
 from __future__ import annotations
 
@@ -21,15 +19,15 @@ from typing import Any
 import pandas as pd
 
 from toolex import paths
-from toolex.annotate.artifacts import ArtifactFolder
+from toolex.annotate.run_folder import ArtifactFolder
 from toolex.data import load_benchmark
-from toolex.data.records import Benchmark
+from toolex.data.records import Annotation, Benchmark
 from toolex.data.registry import own_gold_rule
 from toolex.experiments.settings import DEFAULT_RETRIEVERS, ReportSettings
 from toolex.experiments.workspace import benchmark_runs, ensure_runs
-from toolex.io.annotations import Annotation, read_annotations
+from toolex.io.annotations import read_annotations
 from toolex.io.atomic import write_json
-from toolex.report.context import Report, open_report
+from toolex.report.context import Analysis, open_analysis
 from toolex.validate import ValidationResult, validate
 from toolex.validate.core import RunLike
 from toolex.validate.gold import GoldRecord, benchmark_gold
@@ -50,23 +48,23 @@ def validation_settings(judge: str = "offline", sample: int | None = None, smoke
                                seed=seed)
 
 
-def judge_validation(report: Report, bootstrap: int = 1000) -> ValidationResult:
-    """ToolEq with the report's annotations vs ToolEq with the benchmark's human labels, for its
+def judge_validation(analysis: Analysis, bootstrap: int = 1000) -> ValidationResult:
+    """ToolEq with the analysis's annotations vs ToolEq with the benchmark's human labels, for its
     retrievers."""
-    workspace, settings = report.workspace, report.settings
+    workspace, settings = analysis.workspace, analysis.settings
     runs = ensure_runs(settings.retrievers, workspace)
     gold = benchmark_gold(workspace.benchmarks[0], [q.id for q in workspace.queries])
-    return validate(gold, report.annotated.annotations, runs, k=settings.k, bootstrap=bootstrap,
+    return validate(gold, analysis.annotated.annotations, runs, k=settings.k, bootstrap=bootstrap,
                     seed=settings.seed)
 
 
-def validation_provenance(report: Report) -> dict[str, Any]:
+def validation_provenance(analysis: Analysis) -> dict[str, Any]:
     """Data, judge (with its score model or routing counts), retrievers and annotation settings."""
-    manifest = report.annotated.folder.manifest()
+    manifest = analysis.annotated.folder.manifest()
     judge = manifest.get("judge", {})
-    return {"data": report.workspace.describe(), "gold": own_gold_rule(report.workspace.benchmarks[0]),
-            "judge": report.judge,
-            "retrievers": list(report.settings.retrievers),
+    return {"data": analysis.workspace.describe(), "gold": own_gold_rule(analysis.workspace.benchmarks[0]),
+            "judge": analysis.judge,
+            "retrievers": list(analysis.settings.retrievers),
             "annotation_settings": manifest.get("config", {}),
             "score_model": judge.get("score_model") or judge.get("offline", {}).get("score_model"),
             "routing": manifest.get("ledger", {}).get("routing")}
@@ -221,8 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = keep_validation(args.folder, benchmark_runs(benchmark, DEFAULT_RETRIEVERS), args.out,
                                  args.label)
     else:
-        report = open_report(validation_settings(args.judge, args.sample, benchmark=args.benchmark))
-        result, provenance = judge_validation(report), validation_provenance(report)
+        analysis = open_analysis(validation_settings(args.judge, args.sample, benchmark=args.benchmark))
+        result, provenance = judge_validation(analysis), validation_provenance(analysis)
         record = {"provenance": provenance, **result.summary(),
                   "goals": goal_check(result).to_dict(orient="records")}
         write_json(Path(args.out), json.loads(json.dumps(record, default=str)))

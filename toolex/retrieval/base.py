@@ -21,7 +21,8 @@ DEFAULT_K = 100
 
 
 class TextFormat(Protocol):
-    """How a model family formats documents and queries (:class:`toolex.retrieval.prompts.PromptFormat`)."""
+    """How a model family formats documents and queries
+    (:class:`toolex.retrieval.text_format.PromptFormat`)."""
 
     def doc(self, text: str) -> str: ...
 

@@ -13,7 +13,7 @@ from toolex.retrieval.base import DEFAULT_K, Hit, Retriever, check_instructions,
 from toolex.retrieval.embedding_cache import CacheStats, EmbeddingCache
 from toolex.retrieval.encoders import Encoder
 from toolex.retrieval.faiss_index import FlatIPIndex
-from toolex.retrieval.prompts import PromptFormat, prompt_format
+from toolex.retrieval.text_format import PromptFormat, prompt_format
 
 
 class DenseRetriever(Retriever):

@@ -1,7 +1,7 @@
 """Text encoders: sentence-transformers models, plain transformers models with explicit pooling, and any
 OpenAI-compatible ``/v1/embeddings`` endpoint (vLLM, TEI, llama.cpp server).
 
-Encoders take texts already formatted (see :mod:`toolex.retrieval.prompts`) and return float32 row vectors.
+Encoders take texts already formatted (:mod:`toolex.retrieval.text_format`) and return float32 row vectors.
 :meth:`Encoder.settings` names everything that changes the vectors; the embedding cache is keyed by it.
 """
 

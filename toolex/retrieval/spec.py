@@ -18,7 +18,7 @@ from toolex.retrieval.bm25 import BM25Retriever
 from toolex.retrieval.dense import DenseRetriever
 from toolex.retrieval.encoders import Encoder, OpenAIEncoder, load_encoder
 from toolex.retrieval.hybrid import HYBRID, HYBRID_PARTS, FusionRetriever
-from toolex.retrieval.prompts import detect_family
+from toolex.retrieval.text_format import detect_family
 
 KINDS = ("bm25", "dense", "openai", "rrf")
 

@@ -5,10 +5,10 @@ report (precision with Wilson intervals, Cohen's kappa, the failure taxonomy, pe
 Reads annotation artifacts; :mod:`toolex.widgets.review` renders it; nothing below imports it.
 """
 
+from toolex.review.campaign_report import CampaignReport, campaign_report, wilson
+from toolex.review.database import ADJUDICATE, REVIEW, Campaign, CampaignError
 from toolex.review.items import ReviewItem, build_items, load_items, run_checksum
-from toolex.review.report import CampaignReport, campaign_report, wilson
 from toolex.review.sample import allocate, draw
-from toolex.review.store import ADJUDICATE, REVIEW, Campaign, CampaignError
 
 __all__ = ["ADJUDICATE", "REVIEW", "Campaign", "CampaignError", "CampaignReport", "ReviewItem", "allocate",
            "build_items", "campaign_report", "draw", "load_items", "run_checksum", "wilson"]

@@ -15,9 +15,9 @@ from toolex.errors import InputError
 from toolex.io.atomic import write_jsonl, write_text
 from toolex.report.export import export_table, save_figure
 from toolex.report.provenance import footer, provenance
+from toolex.review.campaign_report import CampaignReport, campaign_report, final_decisions, precision_figure
+from toolex.review.database import Campaign
 from toolex.review.items import labels_of
-from toolex.review.report import CampaignReport, campaign_report, final_decisions, precision_figure
-from toolex.review.store import Campaign
 
 CAPTIONS = {
     "precision": "Human precision of ToolEX's accepted combinations per stratum, 95 % Wilson interval",

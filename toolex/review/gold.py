@@ -12,8 +12,8 @@ from pathlib import Path
 
 from toolex.data.readers import iter_jsonl
 from toolex.errors import InputError
+from toolex.review.database import Campaign
 from toolex.review.items import ReviewItem
-from toolex.review.store import Campaign
 from toolex.review.taxonomy import OTHER
 
 GOLD_REVIEWERS = ("gold-a", "gold-b")

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from toolex import keys
-from toolex.annotate.artifacts import COMBINATIONS, SUBQUERIES, VERIFIED, ArtifactFolder
 from toolex.annotate.judges.features import FEATURES
+from toolex.annotate.run_folder import COMBINATIONS, SUBQUERIES, VERIFIED, ArtifactFolder
 from toolex.data import load_benchmark
 from toolex.data.checksum import file_sha256
 from toolex.data.readers import iter_jsonl_numbered

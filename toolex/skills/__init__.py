@@ -6,13 +6,28 @@
 * :func:`ensure_skilleq` runs ToolEX on it (same stages, judges and artifacts as for tools);
 * :func:`table3` scores BM25 and MiniLM one-to-one vs SkillEq beside the paper's rows;
 * :func:`tool_vs_skill_lengths` and :func:`figure5` draw the documentation-length figure;
-* :func:`open_skill_report` gives notebook 07 both, with the report layer's provenance and footers bound to
+* :func:`open_skill_analysis` gives notebook 07 both, with the report layer's provenance and footers bound to
 them.
 
 ``toolex skills`` (:mod:`toolex.commands.skills`; alias ``python -m toolex.skills``) runs it from the shell.
 """
 
-from toolex.skills.artifacts import (
+from toolex.skills.analysis import SkillAnalysis, open_skill_analysis
+from toolex.skills.build import BuildReport, SkillQuery, build_queries
+from toolex.skills.lengths import (
+    TOKENIZERS,
+    figure5,
+    length_figure,
+    length_footer,
+    length_summary,
+    token_lengths,
+    tool_vs_skill_lengths,
+)
+from toolex.skills.loader import load_skills, repository_of, skill_tool
+from toolex.skills.seeds import Seed, SeedSampler
+from toolex.skills.table3 import paper_rows, table3, wide
+from toolex.skills.text import leaked_names
+from toolex.skills.workspace import (
     GENERATORS,
     SkillSettings,
     benchmark_folder,
@@ -26,21 +41,6 @@ from toolex.skills.artifacts import (
     skills_dir,
     work_folder,
 )
-from toolex.skills.build import BuildReport, SkillQuery, build_queries
-from toolex.skills.lengths import (
-    TOKENIZERS,
-    figure5,
-    length_figure,
-    length_footer,
-    length_summary,
-    token_lengths,
-    tool_vs_skill_lengths,
-)
-from toolex.skills.loader import load_skills, repository_of, skill_tool
-from toolex.skills.report import SkillReport, open_skill_report
-from toolex.skills.results import paper_rows, table3, wide
-from toolex.skills.seeds import Seed, SeedSampler
-from toolex.skills.text import leaked_names
 
 __all__ = [
     "GENERATORS",
@@ -49,7 +49,7 @@ __all__ = [
     "Seed",
     "SeedSampler",
     "SkillQuery",
-    "SkillReport",
+    "SkillAnalysis",
     "SkillSettings",
     "benchmark_folder",
     "benchmark_key",
@@ -63,7 +63,7 @@ __all__ = [
     "length_summary",
     "load_skills",
     "make_generator",
-    "open_skill_report",
+    "open_skill_analysis",
     "paper_rows",
     "record_benchmark",
     "recorded_skills_dir",

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from toolex.data.records import Annotation
 from toolex.errors import InputError, ToolexError
-from toolex.io.annotations import Annotation, read_annotations
+from toolex.io.annotations import read_annotations
 from toolex.metrics import RunArrays
 from toolex.validate.credit import credit_table, score_runs
 from toolex.validate.expansion import expansion_frame, expansion_summary

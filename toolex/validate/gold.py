@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from toolex.data.readers import is_id, read_keyed_jsonl, record_query_id
-from toolex.data.records import Benchmark
+from toolex.data.records import Annotation, Benchmark
 from toolex.data.registry import own_gold
 from toolex.errors import InputError
-from toolex.io.annotations import Annotation
 from toolex.io.atomic import write_jsonl
 
 _KNOWN = ("query_id", "acceptable", "reference", "category")

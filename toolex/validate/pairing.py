@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from toolex.data.records import Annotation
 from toolex.errors import InputError
-from toolex.io.annotations import Annotation
 from toolex.validate.gold import GoldRecord
 
 

@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from toolex.annotate.records import AuditedQuery, Decomposition, VerifiedSet
-from toolex.data.records import Query, Tool
-from toolex.io.annotations import Annotation
+from toolex.annotate.stage_records import AuditedQuery, Decomposition, VerifiedSet
+from toolex.data.records import Annotation, Query, Tool
 from toolex.io.trec import Run, ranked
 from toolex.metrics import Evaluation, GroundTruth
 

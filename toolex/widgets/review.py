@@ -5,7 +5,7 @@ failure bucket, plus a note. Keyboard: the quick-entry box takes ``v`` (valid) o
 with that bucket), optionally followed by a note, then Enter. The adjudication view lists only the
 disagreements the current person did not review, with both reviews (decisions, buckets, notes). Model scores
 and, while reviewing, the other reviewer's decision are never shown. Every decision is one transaction in the
-campaign file (:class:`toolex.review.store.Campaign`).
+campaign file (:class:`toolex.review.database.Campaign`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from toolex.review.database import ADJUDICATE, REVIEW, Campaign, CampaignError
 from toolex.review.items import CANDIDATE, RATIONALE_SETTING, ReviewItem, blind
-from toolex.review.store import ADJUDICATE, REVIEW, Campaign, CampaignError
 from toolex.review.taxonomy import BUCKETS
 
 KEYS = {f"i{n}": bucket for n, bucket in enumerate(BUCKETS, 1)}

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolex.annotate.records import Decomposition, SubQuery, Verdict
+from toolex.annotate.stage_records import Decomposition, SubQuery, Verdict
 from toolex.data.records import Query, Tool
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import Decision, ScoreModel
-from toolex.annotate.records import Decomposition, Verdict
+from toolex.annotate.stage_records import Decomposition, Verdict
 
 
 class CascadeJudge(Judge):

@@ -34,7 +34,7 @@ from toolex.annotate.prompts import (
     prompt_version,
     verification_messages,
 )
-from toolex.annotate.records import Decomposition, SubQuery, Verdict
+from toolex.annotate.stage_records import Decomposition, SubQuery, Verdict
 from toolex.errors import ToolexError
 from toolex.llm import LLMClient, LLMRequest, LLMResult, LLMSettings
 from toolex.llm.schema import schema_instruction

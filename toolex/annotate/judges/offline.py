@@ -31,7 +31,7 @@ import numpy as np
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
 from toolex.annotate.judges.features import FEATURES, feature_matrix, tool_description
 from toolex.annotate.judges.scoring import Decision, ScoreModel, default_model
-from toolex.annotate.records import Decomposition, SubQuery, Verdict
+from toolex.annotate.stage_records import Decomposition, SubQuery, Verdict
 from toolex.data.records import Tool
 from toolex.retrieval.base import Embedder
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from toolex.io.annotations import Annotation
+from toolex.data.records import Annotation
 from toolex.io.trec import Run
 from toolex.metrics import GroundTruth, long
 from toolex.metrics.long import AVG, QUERY_LEVEL

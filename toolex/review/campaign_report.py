@@ -20,7 +20,7 @@ import pandas as pd
 
 from toolex.annotate.agreement import compare
 from toolex.metrics.intervals import Z95, wilson
-from toolex.review.store import ADJUDICATE, REVIEW, REVIEWERS_PER_ITEM, Campaign
+from toolex.review.database import ADJUDICATE, REVIEW, REVIEWERS_PER_ITEM, Campaign
 from toolex.review.taxonomy import BUCKETS, UNRESOLVED
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from toolex.annotate.records import AuditedQuery, Decomposition, VerifiedSet
+from toolex.annotate.stage_records import AuditedQuery, Decomposition, VerifiedSet
 from toolex.data.readers import iter_jsonl
 from toolex.io import atomic
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolex.annotate.artifacts import write_json, write_jsonl
+from toolex.annotate.run_folder import write_json, write_jsonl
 from toolex.data.checksum import files_checksum
 from toolex.data.readers import iter_jsonl
 from toolex.data.records import Benchmark, Query, Tool

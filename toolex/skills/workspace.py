@@ -24,19 +24,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolex import __version__, keys, paths
-from toolex.annotate.artifacts import write_json
 from toolex.annotate.pipeline import AnnotateConfig
+from toolex.annotate.run_folder import write_json
 from toolex.data.records import Benchmark, Tool
 from toolex.errors import InputError
 from toolex.experiments.workspace import ensure_toolex
 from toolex.llm import LLMSettings
 from toolex.llm.local import models_endpoint
 from toolex.paths import artifacts_dir, portable
+from toolex.skills.benchmark_folder import (
+    MANIFEST,
+    POOL,
+    QUERIES,
+    read_benchmark,
+    read_manifest,
+    write_benchmark,
+)
 from toolex.skills.build import Generator, build_queries
 from toolex.skills.llm_writer import LLMGenerator
 from toolex.skills.loader import corpus_checksum, default_corpus, load_skills
 from toolex.skills.pool import sample_pool
-from toolex.skills.store import MANIFEST, POOL, QUERIES, read_benchmark, read_manifest, write_benchmark
 from toolex.skills.template import TemplateGenerator
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """What notebook 07 opens first: the skill benchmark and SkillEq, with the report layer's provenance helpers
-bound to them (as :class:`toolex.report.context.Report` does for the tool benchmarks)."""
+bound to them (as :class:`toolex.report.context.Analysis` does for the tool benchmarks)."""
 
 from __future__ import annotations
 
@@ -11,19 +11,19 @@ from typing import Any
 
 import pandas as pd
 
-from toolex.annotate.artifacts import ArtifactFolder
+from toolex.annotate.run_folder import ArtifactFolder
 from toolex.annotate.stats import table1
 from toolex.data import load_benchmark
 from toolex.data.checksum import combine_checksums
 from toolex.data.records import Benchmark, Tool
 from toolex.report.provenance import footer, provenance
-from toolex.skills.artifacts import SkillSettings, ensure_skill_benchmark, ensure_skilleq
 from toolex.skills.lengths import tool_vs_skill_lengths
 from toolex.skills.loader import load_skills
+from toolex.skills.workspace import SkillSettings, ensure_skill_benchmark, ensure_skilleq
 
 
 @dataclass
-class SkillReport:
+class SkillAnalysis:
     """A skill benchmark, its SkillEq folder and the judge kind they were made with."""
 
     settings: SkillSettings
@@ -85,8 +85,8 @@ class SkillReport:
         return table, note, record
 
 
-def open_skill_report(settings: SkillSettings, judge: str = "offline", generator: str | None = None,
-                      progress: bool = True) -> SkillReport:
+def open_skill_analysis(settings: SkillSettings, judge: str = "offline", generator: str | None = None,
+                      progress: bool = True) -> SkillAnalysis:
     """Load (or build) the skill benchmark of ``settings`` and its SkillEq folder with ``judge``.
 
     ``generator`` None: ``recorded`` with the offline judge (an LLM-written benchmark kept in ``data/skills``,
@@ -97,4 +97,4 @@ def open_skill_report(settings: SkillSettings, judge: str = "offline", generator
     kind = generator or ("recorded" if judge == "offline" else "auto")
     benchmark = ensure_skill_benchmark(settings, generator=kind, skills=skills, progress=progress)
     folder = ensure_skilleq(benchmark, judge=judge, progress=progress)
-    return SkillReport(settings, benchmark, folder, judge, skills)
+    return SkillAnalysis(settings, benchmark, folder, judge, skills)
