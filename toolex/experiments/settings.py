@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -11,8 +11,8 @@ from toolex.data import DEFAULT_BENCHMARKS
 from toolex.experiments.baselines import DEFAULT_RETRIEVERS
 from toolex.metrics.measures import Measure
 
-__all__ = ["DEFAULT_RETRIEVERS", "SMOKE_BENCHMARKS", "SMOKE_SAMPLE", "TABLE2_RETRIEVERS", "ReportSettings",
-           "env_judge", "env_smoke", "flag"]
+__all__ = ["DEFAULT_RETRIEVERS", "PARAMETERS", "SMOKE_BENCHMARKS", "SMOKE_SAMPLE", "TABLE2_RETRIEVERS",
+           "ReportSettings", "env_judge", "env_smoke", "flag"]
 
 #: Table 2's retrievers: the two baselines and their RRF hybrid. None shares its model with the default judge
 #: (all-mpnet-base-v2). The fine-tuned MiniLM is compared in notebook 05, on the queries that did not train
@@ -41,6 +41,12 @@ def env_judge() -> str:
     return os.environ.get("JUDGE", "offline").strip() or "offline"
 
 
+#: The parameters every analysis notebook shares, by their name in its parameters cell, with the default of
+#: each (a callable is called): :meth:`ReportSettings.from_parameters` reads them, so none can be left behind.
+PARAMETERS: dict[str, Any] = {"SMOKE": env_smoke, "JUDGE": env_judge, "BENCHMARKS": None, "RETRIEVERS": None,
+                              "SAMPLE": None, "SEED": 0, "K": 10}
+
+
 @dataclass(frozen=True)
 class ReportSettings:
     """What a notebook computes on: benchmarks, retrievers, judge kind, queries per benchmark, cut-off ``k``,
@@ -67,6 +73,17 @@ class ReportSettings:
             benchmarks = benchmarks or SMOKE_BENCHMARKS
         return cls(tuple(benchmarks or DEFAULT_BENCHMARKS), tuple(retrievers or DEFAULT_RETRIEVERS), judge,
                    sample, k, seed, smoke=smoke)
+
+    @classmethod
+    def from_parameters(cls, parameters: Mapping[str, Any],
+                        retrievers: Sequence[str] | None = None) -> ReportSettings:
+        """The settings a notebook's parameters cell states (its namespace, as papermill left it): every name
+        of :data:`PARAMETERS` it holds, the default of each it leaves out; ``retrievers`` stands in for
+        ``RETRIEVERS = None``. A name of the cell outside :data:`PARAMETERS` is the notebook's own."""
+        given = {name: parameters.get(name, default() if callable(default) else default)
+                 for name, default in PARAMETERS.items()}
+        return cls.make(given["BENCHMARKS"], given["RETRIEVERS"] or retrievers, given["JUDGE"],
+                        given["SAMPLE"], flag(given["SMOKE"]), k=int(given["K"]), seed=int(given["SEED"]))
 
     def measure(self, name: str) -> Measure:
         """The measure ``name`` (``ndcg``, ``recall``, ``comp``) at this run's cut-off."""

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toolex import paths
 from toolex.experiments.settings import ReportSettings
 from toolex.experiments.workspace import Annotated, Workspace, ensure_annotations
 from toolex.report.export import display_precision
@@ -23,6 +24,10 @@ class Analysis:
     @property
     def judge(self) -> str:
         return self.annotated.judge_name
+
+    def header(self) -> str:
+        """What a notebook prints under its parameters: the data folder and the footer of its retrievers."""
+        return f"data folder: {paths.data_dir()}\n{self.footer(self.settings.retrievers)}"
 
     def footer(self, retrievers: Sequence[str] = (), note: str = "") -> str:
         """Figure footer: data, retriever(s), judge, toolex version."""
@@ -42,3 +47,9 @@ def open_analysis(settings: ReportSettings) -> Analysis:
     display_precision()
     workspace = Workspace.load(settings)
     return Analysis(settings, workspace, ensure_annotations(workspace))
+
+
+def open_notebook(parameters: Mapping[str, Any], retrievers: Sequence[str] | None = None) -> Analysis:
+    """:func:`open_analysis` of the one settings object a notebook's parameters cell states
+    (:meth:`ReportSettings.from_parameters`; ``retrievers`` stands in for ``RETRIEVERS = None``)."""
+    return open_analysis(ReportSettings.from_parameters(parameters, retrievers))
