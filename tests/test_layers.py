@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -54,3 +55,29 @@ def test_the_readme_states_the_floors_of_the_contract():
     block = re.search(r"<!-- layers:[^>]*-->\n```\n(.*?)\n```", text, re.S)
     assert block, "README: no generated layers block"
     assert block.group(1) == layers.describe()
+
+
+def _sizes() -> tuple[list[str], list[str]]:
+    long_modules, long_functions = [], []
+    for path in sorted(layers.ROOT.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        name = path.relative_to(layers.ROOT.parent).as_posix()
+        if len(source.splitlines()) > MODULE_LINES:
+            long_modules.append(name)
+        if name.startswith(CONVERTERS):
+            continue
+        for node in ast.walk(ast.parse(source)):
+            functions = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if functions and (node.end_lineno or 0) - node.lineno + 1 > FUNCTION_LINES:
+                long_functions.append(f"{name}:{node.name}")
+    return long_modules, long_functions
+
+
+#: Size limits of the package's code; the data converters (one loader per benchmark format) may hold longer
+#: functions, each a flat reading of one format.
+MODULE_LINES, FUNCTION_LINES, CONVERTERS = 400, 60, "toolex/data/"
+
+
+def test_no_module_over_400_lines_and_no_function_over_60_outside_the_data_converters():
+    long_modules, long_functions = _sizes()
+    assert long_modules == [] and long_functions == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from toolex.errors import InputError
 
@@ -41,7 +42,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolex.annotate.pipeline import AnnotateConfig
     from toolex.data import load_benchmark
     from toolex.data.stabletoolbench import GROUPS
     from toolex.downstream.agent import Agent
@@ -54,15 +54,10 @@ def run(args: argparse.Namespace) -> int:
         results_frame,
         run_setting,
         sample_queries,
-        tool_choices,
     )
     from toolex.downstream.simulator import ApiSimulator, HttpApi, SimulatorServer
-    from toolex.experiments.finetune import resolve_spec
-    from toolex.experiments.workspace import ensure_toolex
-    from toolex.io.annotations import read_annotations
     from toolex.llm.client import LLMClient
     from toolex.llm.settings import LLMSettings
-    from toolex.retrieval import build_retriever, retrieve_queries
 
     if args.sample < 1 or args.max_steps < 1:
         raise InputError(None, f"--sample and --max-steps must be positive, got {args.sample}, "
@@ -87,26 +82,7 @@ def run(args: argparse.Namespace) -> int:
                 "annotations": args.annotations, "prompts": PROMPT_VERSIONS,
                 "models": {role: c.settings.model for role, c in clients.items()}}
     folder = RunFolder(args.out, identity)
-    choices = {}
-    if "oracle" in settings:
-        choices["oracle"] = tool_choices("oracle", queries)
-    if "retrieved" in settings:
-        retriever = build_retriever(resolve_spec(args.retriever, args.data))
-        run_of: dict = {}
-        for group in sorted({q.subset for q in queries}):
-            part = load_benchmark(f"stabletoolbench/{group}", args.data)
-            retriever.index(part.tools)
-            run_of.update(retrieve_queries(retriever, [q for q in queries if q.subset == group], k=20))
-        choices["retrieved"] = tool_choices("retrieved", queries, run=run_of)
-    if "expanded" in settings:
-        if args.annotations:
-            annotations = {a.query_id: a for a in read_annotations(args.annotations, benchmark.tools)}
-        else:
-            config = AnnotateConfig()
-            made = ensure_toolex("downstream-offline", [benchmark.checksum, [q.id for q in queries]],
-                                 [benchmark], queries, config, "offline", progress=True)
-            annotations = {a.query_id: a for a in read_annotations(made.annotations_path())}
-        choices["expanded"] = tool_choices("expanded", queries, annotations=annotations)
+    choices = _choices(args, benchmark, queries, settings)
     failed: list[str] = []
     simulator = ApiSimulator(benchmark.tools, clients["simulator"])
     with SimulatorServer(simulator) as server:
@@ -122,3 +98,37 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def _choices(args: argparse.Namespace, benchmark: Any, queries: list[Any],
+             settings: list[str]) -> dict[str, Any]:
+    """The tools each setting offers each query: C*; the retriever's top-|C*| over the query's group pool; an
+    audited equivalent combination from ``--annotations`` or an offline ToolEX run over the sample."""
+    from toolex.annotate.pipeline import AnnotateConfig
+    from toolex.data import load_benchmark
+    from toolex.downstream.run import tool_choices
+    from toolex.experiments.finetune import resolve_spec
+    from toolex.experiments.workspace import ensure_toolex
+    from toolex.io.annotations import read_annotations
+    from toolex.retrieval import build_retriever, retrieve_queries
+
+    choices = {}
+    if "oracle" in settings:
+        choices["oracle"] = tool_choices("oracle", queries)
+    if "retrieved" in settings:
+        retriever = build_retriever(resolve_spec(args.retriever, args.data))
+        run_of: dict = {}
+        for group in sorted({q.subset for q in queries}):
+            part = load_benchmark(f"stabletoolbench/{group}", args.data)
+            retriever.index(part.tools)
+            run_of.update(retrieve_queries(retriever, [q for q in queries if q.subset == group], k=20))
+        choices["retrieved"] = tool_choices("retrieved", queries, run=run_of)
+    if "expanded" in settings:
+        if args.annotations:
+            annotations = {a.query_id: a for a in read_annotations(args.annotations, benchmark.tools)}
+        else:
+            made = ensure_toolex("downstream-offline", [benchmark.checksum, [q.id for q in queries]],
+                                 [benchmark], queries, AnnotateConfig(), "offline", progress=True)
+            annotations = {a.query_id: a for a in read_annotations(made.annotations_path())}
+        choices["expanded"] = tool_choices("expanded", queries, annotations=annotations)
+    return choices

@@ -58,11 +58,30 @@ def _validation_lines() -> list[str]:
     return lines
 
 
+def _method_lines(manifest: dict[str, Any]) -> list[str]:
+    """How the annotations were made, with each benchmark's threshold."""
+    judge, config = manifest.get("judge", {}), manifest.get("config", {})
+    operating = manifest.get("ledger", {}).get("operating_point", {})
+    thresholds = [f"- `{b}`: threshold {p['threshold']:.3f}"
+                  + (f", estimated share of alternatives {p['estimated_share']:.3f}" if "estimated_share" in p
+                     else f" ({p.get('kept', 'fitted')})") for b, p in operating.items()]
+    return [
+        f"ToolEX with the judge `{judge.get('name', '?')}` (toolex {manifest.get('toolex_version', '?')}): "
+        "Stage 1 decomposes each query into one sub-query per C* tool (template), Stage 2 retrieves the top "
+        f"{config.get('top_k', '?')} tools per sub-query with "
+        f"`{config.get('retriever', '?')}` and verifies each against the reference tool "
+        "(a logistic score over embedding similarities, chosen across three human-labelled sources by "
+        "leave-one-source-out), Stage 3 audits at most "
+        f"{config.get('max_combinations', '?')} combinations per query. The threshold "
+        "of each benchmark:",
+        *thresholds,
+    ]
+
+
 def datasheet(folder: str | Path, workspace: str) -> str:
     """The datasheet text of a release of the annotation folder ``folder``."""
     folder = Path(folder)
     manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    judge = manifest.get("judge", {})
     counts = annotation_counts(folder)
     total = sum(r["queries"] for r in counts)
     if not total:
@@ -72,10 +91,6 @@ def datasheet(folder: str | Path, workspace: str) -> str:
              "|---|---:|---:|---:|"]
     table += [f"| {r['category']} | {r['queries']} | {100 * r['gaining'] / r['queries']:.1f} % | "
               f"{r['combinations_per_query']:.2f} |" for r in counts]
-    operating = manifest.get("ledger", {}).get("operating_point", {})
-    thresholds = [f"- `{b}`: threshold {p['threshold']:.3f}"
-                  + (f", estimated share of alternatives {p['estimated_share']:.3f}" if "estimated_share" in p
-                     else f" ({p.get('kept', 'fitted')})") for b, p in operating.items()]
     return "\n".join([
         "# ToolEq: expanded annotations of the toolex default setting",
         "",
@@ -89,15 +104,7 @@ def datasheet(folder: str | Path, workspace: str) -> str:
         *table,
         "",
         "## How it was made",
-        f"ToolEX with the judge `{judge.get('name', '?')}` (toolex {manifest.get('toolex_version', '?')}): "
-        "Stage 1 decomposes each query into one sub-query per C* tool (template), Stage 2 retrieves the top "
-        f"{manifest.get('config', {}).get('top_k', '?')} tools per sub-query with "
-        f"`{manifest.get('config', {}).get('retriever', '?')}` and verifies each against the reference tool "
-        "(a logistic score over embedding similarities, chosen across three human-labelled sources by "
-        "leave-one-source-out), Stage 3 audits at most "
-        f"{manifest.get('config', {}).get('max_combinations', '?')} combinations per query. The threshold "
-        "of each benchmark:",
-        *thresholds,
+        *_method_lines(manifest),
         "",
         "`manifest.json` holds the judge's identity with its calibration record, the settings and the data "
         "checksums; `release.json` the key parts and every file's sha256. `toolex release verify` checks "
