@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from toolex.data.records import Tool
+from toolex.review.items import tool_doc
 from toolex.widgets import QueryInspector
 from toolex.widgets.data import EQUIVALENT, GROUND_TRUTH
-from toolex.widgets.render import COLOURS
+from toolex.widgets.render import COLOURS, documentation_html, tool_html
 
 
 def test_first_query_is_shown(data):
@@ -91,3 +93,18 @@ def test_ranks_panel_places_reference_and_equivalents_in_every_run(data):
     html = QueryInspector(data).ranks.value
     assert "<th style='text-align:left;padding:2px 6px'>dense:minilm</th>" in html
     assert html.count("<tr") == 1 + 3 and "not retrieved" in html
+
+
+def test_tool_documentation_is_a_parameter_table_as_in_the_review_app(data):
+    schema = {"description": "Current weather of a city", "parameters": {
+        "type": "object", "required": ["city"],
+        "properties": {"city": {"type": "string", "description": "city name"},
+                       "units": {"type": "string", "description": "metric or imperial"}}}}
+    data.tools["w"] = Tool("w", "weather", schema)
+    html = tool_html(data, "w")
+    table = html.split("<details><summary>as the benchmark stores it")[0]
+    assert "class='toolex-review-params'" in table
+    assert "<code>city</code>" in table and "<code>units</code>" in table
+    assert "Current weather of a city" in table and "yes" in table  # the required parameter is marked
+    assert "font-family:monospace" in html  # the stored form stays one click away, in a fixed-width font
+    assert documentation_html("w", tool_doc(data.tools["w"])) in table  # the review app's very rendering

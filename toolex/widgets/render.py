@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from html import escape
+from typing import Any
 
 from toolex.data.records import one_line
 from toolex.metrics import NAMES
 from toolex.metrics.long import ALL
+from toolex.review.items import tool_doc
 from toolex.widgets.data import EQUIVALENT, GROUND_TRUTH, InspectorData
 
 COLOURS = {GROUND_TRUTH: "#c8f7c5", EQUIVALENT: "#cfe3ff"}
@@ -44,9 +46,30 @@ def tool_html(data: InspectorData, tool_id: str, documentation: bool = True) -> 
             f"{escape(tool.summary())}</span>")
     if documentation:
         html += (f"<details class='toolex-tool-doc'><summary>documentation</summary>"
-                 f"<pre style='white-space:pre-wrap;font-size:11px'>{escape(_pretty(tool.documentation))}"
-                 f"</pre></details>")
+                 f"{documentation_html(tool_id, tool_doc(tool))}<details><summary>as the benchmark stores it"
+                 f"</summary><pre style='white-space:pre-wrap;font-size:11px;font-family:monospace'>"
+                 f"{escape(_pretty(tool.documentation))}</pre></details></details>")
     return html
+
+
+def documentation_html(tool_id: str, doc: dict[str, Any]) -> str:
+    """A tool's documentation as people read it (:func:`toolex.review.items.tool_doc`'s parts): name, id,
+    description, a parameter table and the other fields; the same in the inspector and the review app."""
+    params = doc.get("parameters") or []
+    rows = "".join(f"<tr><td><code>{escape(p['name'])}</code></td><td>{escape(p.get('type', ''))}</td>"
+                   f"<td>{escape(p.get('required', ''))}</td><td>{escape(p.get('description', ''))}</td></tr>"
+                   for p in params)
+    table = ("<table class='toolex-review-params' style='font-size:12px;border-collapse:collapse'>"
+             "<tr><th align=left>parameter</th><th align=left>type</th><th align=left>required</th>"
+             f"<th align=left>description</th></tr>{rows}</table>") if params else (
+        "<p><i>no parameters</i></p>")
+    other = "".join(f"<li><b>{escape(k)}</b>: {escape(str(v))}</li>"
+                    for k, v in (doc.get("other") or {}).items())
+    return (f"<div class='toolex-review-tool' style='border:1px solid #ddd;padding:4px 8px;margin:4px 0'>"
+            f"<b>{escape(doc.get('name') or tool_id)}</b> <small><code>{escape(tool_id)}</code></small>"
+            f"<p>{escape(doc.get('description') or '—')}</p>{table}"
+            + (f"<details><summary>other fields</summary><ul>{other}</ul></details>" if other else "")
+            + "</div>")
 
 
 def _pretty(documentation: object) -> str:

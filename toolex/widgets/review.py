@@ -19,6 +19,7 @@ import ipywidgets as widgets
 from toolex.review.database import ADJUDICATE, REVIEW, Campaign, CampaignError
 from toolex.review.items import CANDIDATE, RATIONALE_SETTING, ReviewItem, blind
 from toolex.review.taxonomy import BUCKETS
+from toolex.widgets.render import documentation_html
 
 KEYS = {f"i{n}": bucket for n, bucket in enumerate(BUCKETS, 1)}
 HELP = ("Quick entry: <code>v</code> valid, " + ", ".join(f"<code>{k}</code> {escape(BUCKETS[b])}"
@@ -37,24 +38,6 @@ def parse_quick(text: str) -> tuple[bool, str | None, str]:
     raise ValueError(f"type v or one of {', '.join(KEYS)} (then a note), not {text.strip()[:20]!r}")
 
 
-def _tool_html(tool_id: str, doc: dict[str, Any]) -> str:
-    params = doc.get("parameters") or []
-    rows = "".join(f"<tr><td><code>{escape(p['name'])}</code></td><td>{escape(p.get('type', ''))}</td>"
-                   f"<td>{escape(p.get('required', ''))}</td><td>{escape(p.get('description', ''))}</td></tr>"
-                   for p in params)
-    table = ("<table class='toolex-review-params' style='font-size:12px;border-collapse:collapse'>"
-             "<tr><th align=left>parameter</th><th align=left>type</th><th align=left>required</th>"
-             f"<th align=left>description</th></tr>{rows}</table>") if params else (
-        "<p><i>no parameters</i></p>")
-    other = "".join(f"<li><b>{escape(k)}</b>: {escape(str(v))}</li>"
-                    for k, v in (doc.get("other") or {}).items())
-    return (f"<div class='toolex-review-tool' style='border:1px solid #ddd;padding:4px 8px;margin:4px 0'>"
-            f"<b>{escape(doc.get('name') or tool_id)}</b> <small><code>{escape(tool_id)}</code></small>"
-            f"<p>{escape(doc.get('description') or '—')}</p>{table}"
-            + (f"<details><summary>other fields</summary><ul>{other}</ul></details>" if other else "")
-            + "</div>")
-
-
 def item_html(item: ReviewItem, rationale_shown: bool = True) -> str:
     """What a reviewer sees: query, instruction, sub-queries, candidate and C* with documentation, and the
     model's rationale in words unless the campaign hides it. Never a judge's score, features or confidence
@@ -67,8 +50,8 @@ def item_html(item: ReviewItem, rationale_shown: bool = True) -> str:
                    f"{escape(s['entity'])}; C* tool <code>{escape(s['reference_tool'])}</code>)</small></li>"
                    for s in p.get("subqueries", []))
     docs = p.get("docs", {})
-    candidate = "".join(_tool_html(t, docs.get(t, {})) for t in p.get("tools", []))
-    reference = "".join(_tool_html(t, docs.get(t, {})) for t in p.get("reference", []))
+    candidate = "".join(documentation_html(t, docs.get(t, {})) for t in p.get("tools", []))
+    reference = "".join(documentation_html(t, docs.get(t, {})) for t in p.get("reference", []))
     rationale = p.get("rationale", {})
     swaps = "".join(f"<li>sub-query {s['index'] + 1}: <code>{escape(s['reference_tool'])}</code> → "
                     f"<code>{escape(s['tool'])}</code>"
@@ -98,9 +81,10 @@ def candidate_html(item: ReviewItem) -> str:
             "<p><b>Can the candidate tool replace the reference tool for this sub-query?</b> valid: it "
             "performs the same core operation and returns what the sub-query needs; invalid: pick the "
             "bucket.</p><div style='display:flex;gap:12px'>"
-            f"<div style='flex:1'><h4>Candidate tool</h4>{_tool_html(candidate, docs.get(candidate, {}))}"
-            f"</div><div style='flex:1'><h4>Reference tool</h4>"
-            f"{_tool_html(reference, docs.get(reference, {}))}</div></div></div>")
+            "<div style='flex:1'><h4>Candidate tool</h4>"
+            f"{documentation_html(candidate, docs.get(candidate, {}))}</div>"
+            "<div style='flex:1'><h4>Reference tool</h4>"
+            f"{documentation_html(reference, docs.get(reference, {}))}</div></div></div>")
 
 
 def reviews_html(reviews: list[dict[str, Any]]) -> str:
