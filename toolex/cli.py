@@ -27,6 +27,7 @@ COMMANDS = {
     "skills": "toolex.commands.skills",
     "downstream": "toolex.commands.downstream",
     "release": "toolex.commands.release",
+    "cached": "toolex.commands.cached",
 }
 
 

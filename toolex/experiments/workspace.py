@@ -34,6 +34,7 @@ from toolex.data.records import Annotation, Benchmark, Query, Tool, one_to_one
 from toolex.errors import ToolexError
 from toolex.experiments import release
 from toolex.experiments.finetune import resolve_spec
+from toolex.experiments.listing import describe_run
 from toolex.experiments.settings import ReportSettings, flag
 from toolex.io.annotations import read_annotations
 from toolex.io.trec import Run, read_run, write_run
@@ -238,6 +239,8 @@ def ensure_run(spec: str, workspace: Workspace, depth: int = 100) -> Run:
             indexed = pools[bench.name]
         run.update(retrieve_queries(model, queries, k=depth))
     write_run(run, path, tag=slug(spec))
+    describe_run(path, {"retriever": spec, "workspace": workspace.describe(), "pool": pool,
+                        "level": f"query level, top {depth}"})
     return run
 
 
@@ -271,6 +274,9 @@ def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k
         run.update(subquery_retrieve(model, {q: subs[q] for q in ids if subs.get(q)}, k=k,
                                      instructions=given))
     write_run(run, path, tag=slug(spec) + "-subquery")
+    describe_run(path, {"retriever": spec, "workspace": workspace.describe(), "pool": pool,
+                        "level": f"oracle sub-queries of {annotated.folder.folder.name}, top {k} each, RRF"
+                                 + (", instructions prefixed" if instructions else "")})
     return run
 
 
