@@ -96,3 +96,16 @@ BUILDERS = {
 def test_every_figure_builder_passes_the_layout_check(name, tmp_path):
     written = save_figure(BUILDERS[name](), name, FOOTER, tmp_path)
     assert written["png"].stat().st_size > 0
+
+
+def test_the_credit_histogram_has_equal_bins_and_whole_query_ticks():
+    fig = figures.credit_distribution(pd.DataFrame({
+        "metric": "ndcg@10", "retriever": "bm25", "over": [0.02, 0.04, 0.31, 0.0],
+        "under": [0.0, 0.6, 0.0, 0.9]}),
+        "ndcg@10", "Per-query credit errors")
+    ax = fig.axes[0]
+    widths = {round(patch.get_width(), 9) for patch in ax.patches}
+    assert widths == {figures.CREDIT_BIN}
+    fig.canvas.draw()
+    ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)

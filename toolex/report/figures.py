@@ -179,14 +179,21 @@ def histogram(values: pd.Series, title: str, xlabel: str) -> Any:
     return fig
 
 
+#: Width of the bins of :func:`credit_distribution` (a per-query credit lies in [0, 1]).
+CREDIT_BIN = 0.05
+
+
 def credit_distribution(per_query: pd.DataFrame, metric: str, title: str) -> Any:
     """Per-query over- and under-credit (ours vs gold) of each retriever at ``metric``: queries with a
-    non-zero error, binned."""
+    non-zero error, in equal bins of :data:`CREDIT_BIN` with whole-query ticks."""
+    from matplotlib.ticker import MaxNLocator
+
     rows = per_query[per_query["metric"] == metric]
     retrievers = list(dict.fromkeys(rows["retriever"]))
     fig, axes = plt.subplots(1, len(retrievers), figsize=(4.2 * len(retrievers), 3.2), squeeze=False)
-    bins = [0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0]
+    bins = np.linspace(0.0, 1.0, round(1 / CREDIT_BIN) + 1)
     for ax, name in zip(axes[0], retrievers):
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of queries: no half a query
         own = rows[rows["retriever"] == name]
         for kind, colour in (("over", "tab:red"), ("under", "tab:blue")):
             values = own[kind][own[kind] > 0]

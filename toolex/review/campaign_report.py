@@ -233,11 +233,11 @@ def campaign_report(campaign: Campaign) -> CampaignReport:
 
 
 def precision_figure(report: CampaignReport) -> Any:
-    """Precision per stratum and overall, with the 95 % Wilson interval as error bars."""
+    """Precision per stratum and overall, with the 95 % Wilson interval as error bars; a stratum without a
+    decision keeps its row, marked "no decision yet", and a dot at 0 or 100 % is drawn whole."""
     import matplotlib.pyplot as plt
 
-    table = report.tables["precision"]
-    table = table[table.decided > 0].reset_index(drop=True)
+    table = report.tables["precision"].reset_index(drop=True)
     labels = [f"{r.category} · {r.complexity}" if r.complexity != "all" else
               "all, weighted by stratum size" if r.category == "weighted" else f"{r.category} (all)"
               for r in table.itertuples()]
@@ -246,11 +246,13 @@ def precision_figure(report: CampaignReport) -> Any:
     errors = [(table.precision - table.ci_low).to_numpy(), (table.ci_high - table.precision).to_numpy()]
     colours = ["tab:blue" if r.complexity != "all" else "tab:gray" for r in table.itertuples()]
     ax.errorbar(table.precision, y, xerr=errors, fmt="none", ecolor="0.3", capsize=3, lw=1)
-    ax.scatter(table.precision, y, c=colours, zorder=3)
+    ax.scatter(table.precision, y, c=colours, zorder=3, clip_on=False)
     for yi, r in zip(y, table.itertuples()):
-        ax.annotate(f"{r.valid}/{r.decided}", (102, yi), va="center", fontsize=7, annotation_clip=False)
+        note = f"{r.valid}/{r.decided}" if r.decided else "no decision yet"
+        ax.annotate(note, (106, yi), va="center", fontsize=7, annotation_clip=False)
     ax.set_yticks(y, labels, fontsize=8)
-    ax.set_xlim(0, 100)
+    ax.set_xlim(-4, 104)
+    ax.set_xticks([0, 20, 40, 60, 80, 100])
     ax.set_xlabel("human precision (%), 95 % Wilson interval")
     ax.set_title("Human validation of ToolEX combinations", fontsize=10)
     fig.tight_layout()
