@@ -1,0 +1,103 @@
+"""The default judge's encoder on CPU: today's path (sentence-transformers, fp32) against int8 dynamic
+quantization of its linear layers (``torch.ao.quantization.quantize_dynamic``), in the same run.
+
+Measures (1) encoding throughput on tool documents as Stage 2 formats them, each path timed twice in
+alternation, the faster pass kept; (2) how far the vectors move (cosine of each text's two vectors); (3) how
+many Stage 2 verdicts change when ToolEX annotates the same benchmarks with each encoder (no embedding cache,
+so each path encodes everything). Prints one JSON object; the goal is a ratio of at least 3 with at least
+99.5 % of verdicts unchanged.
+
+Usage: ``python bench/bench_encoder.py [--texts 512] [--benchmarks toolret/apibank customized/toolalpaca]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from toolex.annotate.judges.factory import build_judge
+from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+from toolex.data import load_benchmark
+from toolex.data.readers import iter_jsonl
+from toolex.retrieval.dense import DenseRetriever
+from toolex.retrieval.spec import build_retriever
+
+
+def quantized(retriever: DenseRetriever) -> DenseRetriever:
+    """The same retriever with its encoder's linear layers quantized to int8 (dynamic), uncached."""
+    twin = copy.copy(retriever)
+    twin.encoder = copy.copy(retriever.encoder)
+    model = copy.deepcopy(retriever.encoder._st)  # type: ignore[attr-defined]
+    twin.encoder._st = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear},  # type: ignore[attr-defined]
+                                                              dtype=torch.qint8)
+    return twin
+
+
+def timed(encoder, texts: list[str]) -> tuple[float, np.ndarray]:
+    start = time.perf_counter()
+    vectors = encoder.encode(texts)
+    return time.perf_counter() - start, vectors
+
+
+def verdicts(folder: Path) -> dict[tuple[str, str, str], bool]:
+    """Each Stage 2 verdict, by (query, sub-query index, candidate tool)."""
+    return {(record["query_id"], str(record["index"]), candidate["tool_id"]): bool(candidate["equivalent"])
+            for record in iter_jsonl(folder / "verified.jsonl") for candidate in record["candidates"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--texts", type=int, default=512, help="tool documents timed")
+    parser.add_argument("--benchmarks", nargs="+", default=["toolret/apibank", "customized/toolalpaca"])
+    args = parser.parse_args()
+    torch.manual_seed(0)
+
+    base = build_retriever("dense:mpnet", cache=False)
+    assert isinstance(base, DenseRetriever)
+    fast = quantized(base)
+    benchmarks = [load_benchmark(name) for name in args.benchmarks]
+    tools = [t for b in benchmarks for t in b.tools.values()]
+    pool = [t for b in [load_benchmark("toolret/toolink")] for t in b.tools.values()] + tools
+    texts = [base.format.doc(t.text()) for t in pool][: args.texts]
+    times: dict[str, list[float]] = {"fp32": [], "int8": []}
+    vectors: dict[str, np.ndarray] = {}
+    for _ in range(2):
+        for name, retriever in (("fp32", base), ("int8", fast)):
+            seconds, vectors[name] = timed(retriever.encoder, texts)
+            times[name].append(seconds)
+    cosine = np.sum(vectors["fp32"] * vectors["int8"], axis=1)
+
+    config = AnnotateConfig()
+    found = {}
+    with tempfile.TemporaryDirectory(prefix="toolex-bench-") as tmp:
+        for name, retriever in (("fp32", base), ("int8", fast)):
+            judge = build_judge("offline", embedder=retriever, progress=False)
+            folder = Path(tmp) / name
+            ToolEX(benchmarks, judge, folder, config, retriever=retriever, progress=False).run()
+            found[name] = verdicts(folder)
+    shared = set(found["fp32"]) & set(found["int8"])
+    same = sum(found["fp32"][k] == found["int8"][k] for k in shared)
+    best = {name: min(values) for name, values in times.items()}
+    print(json.dumps({
+        "bench": "encoder", "model": "all-mpnet-base-v2", "threads": torch.get_num_threads(),
+        "texts": len(texts), "seconds": {k: [round(v, 2) for v in vs] for k, vs in times.items()},
+        "texts_per_s": {k: round(len(texts) / v, 1) for k, v in best.items()},
+        "speedup_int8_over_fp32": round(best["fp32"] / best["int8"], 2),
+        "cosine_fp32_int8": {"min": round(float(cosine.min()), 4), "mean": round(float(cosine.mean()), 4)},
+        "verdicts": {"benchmarks": args.benchmarks, "items": len(shared),
+                     "only_in_one": len(set(found["fp32"]) ^ set(found["int8"])),
+                     "unchanged_share": round(same / len(shared), 4) if shared else None,
+                     "accepted": {name: sum(found[name].values()) for name in found}},
+        "goal": {"speedup": 3.0, "unchanged_share": 0.995},
+    }))
+
+
+if __name__ == "__main__":
+    main()
