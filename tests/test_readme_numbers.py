@@ -62,3 +62,28 @@ def test_the_check_sees_a_number_no_file_holds():
     assert not kept_as_printed("32.77", values) and not kept_as_printed("61.8", values)
     assert stated("BM25 32.76 → 33.72 (+0.96), −0.2 % and 4,886 queries") == ["32.76", "33.72", "+0.96",
                                                                              "-0.2"]
+
+
+RUN_BLOCK = re.compile(r"<!-- run-numbers: ([^ ]+) -->(.*?)<!-- /run-numbers -->", re.S)
+
+
+def run_numbers(folder: Path) -> pd.Series:
+    """Every number notebook 11 shows of a kept downstream run: pass rates with their intervals and fallback
+    shares per group and setting, the paired differences with their intervals and wins, query counts."""
+    from toolex.downstream.run import pass_rates, results_frame
+    from toolex.report.downstream import differences
+
+    frame = results_frame(folder)
+    tables = [pass_rates(frame), differences(frame)]
+    return pd.concat([pd.to_numeric(t[c], errors="coerce") for t in tables for c in t.columns]).dropna()
+
+
+def test_the_readme_states_downstream_numbers_only_from_the_kept_run():
+    found = RUN_BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert found, "README: no run-numbers block"
+    for folder, text in found:
+        values = pd.concat([run_numbers(ROOT / folder), pd.Series(paper_numbers())])
+        numbers = stated(text)
+        assert len(numbers) >= 6, f"{folder}: the block states almost no numbers"
+        missing = [n for n in numbers if not kept_as_printed(n, values)]
+        assert not missing, f"README numbers that the run {folder} does not give: {missing}"

@@ -94,3 +94,11 @@ def test_gold_file_as_a_finished_review(tmp_path, apibank_run, capsys):
     assert main(["review", "sample", "--run", str(folder), "--campaign", str(tmp_path / "b.sqlite"),
                  "--gold", str(bad)]) == 2
     assert "bad.jsonl, record x" in capsys.readouterr().err
+
+
+def test_a_size_beyond_the_run_says_fewer_were_drawn(tmp_path, apibank_run, capsys):
+    folder, _ = apibank_run
+    assert main(["review", "sample", "--run", str(folder), "--campaign", str(tmp_path / "c.sqlite"),
+                 "--size", "500"]) == 0
+    err = capsys.readouterr().err
+    assert "--size 500 asked for more than the run holds: all 9 accepted combinations were drawn" in err

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 from toolex import paths
@@ -108,6 +109,9 @@ def _sample(args: argparse.Namespace) -> int:
           f"({len(items)} accepted combinations, allocation {sample.allocation}, seed {args.seed})")
     for stratum, (available, drawn) in sample.plan.items():
         print(f"  {stratum:<28} {drawn:>4} of {available}")
+    if args.size and len(sample.items) < args.size:
+        print(f"note: --size {args.size} asked for more than the run holds: all {len(sample.items)} accepted "
+              "combinations were drawn", file=sys.stderr)
     if counts is not None:
         print(f"  gold decisions: {counts['valid']} valid, {counts['invalid']} invalid")
     return 0
