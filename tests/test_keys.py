@@ -9,12 +9,23 @@ import json
 from pathlib import Path
 
 from tests.annotate.fakes import BagOfWords, count_stages, tiny_benchmark
-from toolex import keys
-from toolex.annotate.identity import STAGE_VERSIONS, annotation_key, config_part, judge_stage_settings
+from tests.annotate.responder import RuleServer
+from toolex import __version__, keys
+from toolex.annotate.identity import (
+    STAGE_VERSIONS,
+    annotation_key,
+    config_part,
+    former_settings,
+    judge_identity,
+    judge_stage_settings,
+)
 from toolex.annotate.judges import OfflineSimilarityJudge
+from toolex.annotate.judges.llm import LLMJudge
 from toolex.annotate.judges.scoring import default_model
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 from toolex.annotate.prompts import prompt_versions
+from toolex.experiments import workspace
+from toolex.llm import LLMClient, LLMSettings, ResponseCache
 from toolex.retrieval.embedding_cache import EmbeddingCache, settings_key
 
 PACKAGE = Path(__file__).resolve().parents[1] / "toolex"
@@ -61,7 +72,8 @@ def test_adopt_renames_the_one_folder_of_the_former_format_and_says_so(tmp_path,
     for suffix in ("aaaa", "bbbb"):  # two candidates: neither is taken
         Path(f"{other}{suffix}").mkdir()
     assert keys.adopt(other) == other and not other.exists()
-    assert not keys.is_legacy_of(f"{other}zzzz", other.name)
+    assert not keys.is_legacy_of(f"{other.name}zzzz", other.name)  # not hex: not a longer key
+    assert keys.is_legacy_of(f"{other.name}abcd", other.name)
 
 
 def test_an_embedding_cache_of_the_former_format_is_reused(tmp_path):
@@ -96,3 +108,66 @@ def test_an_annotation_folder_of_the_former_format_is_reused_and_its_keys_rewrit
     assert len(rewritten["data_fingerprint"]) == 12
     assert {len(info["key"]) for info in rewritten["stages"].values()} == {12}
     assert "keys rewritten in the 12-character format" in capsys.readouterr().err
+
+
+def _to_former_format(out, judge, config, bench):
+    """Rewrite a fresh folder's manifest as the package wrote it before keys had one length."""
+    manifest_path = out / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    former_fp = _former([bench.checksum], [q.id for q in bench.queries], config.pool)
+    manifest["data_fingerprint"] = former_fp
+    for stage, info in manifest["stages"].items():
+        info["key"] = _former(former_fp, stage, STAGE_VERSIONS[stage],
+                              former_settings(judge_stage_settings(judge, stage)), config_part(config, stage))
+    manifest_path.write_text(json.dumps(manifest))
+
+
+def test_former_prompt_versions_carry_the_hash_of_today_cut_to_8_characters():
+    assert former_settings({"v": ["audit-v4-runtime-58ec3cb17f06", "decompose-v4-8782a1b21221", "x-1"]}) == {
+        "v": ["audit-v4-runtime-58ec3cb1", "decompose-v4-8782a1b2", "x-1"]}
+    assert former_settings("offline-ded2f1fa3d89") == "offline-ded2f1fa3d89"
+
+
+def test_an_llm_judges_folder_of_the_former_format_is_reused(tmp_path, capsys):
+    bench, bow = tiny_benchmark(), BagOfWords()
+    config = AnnotateConfig(retriever="bow", top_k=6, max_combinations=8)
+    out = tmp_path / "run"
+    with RuleServer() as server:
+        settings = LLMSettings(base_url=server.base_url, model="rule-model", response_format="json_object",
+                               max_retries=1, timeout=10.0, backoff=0.01)
+
+        def judge():
+            client = LLMClient(settings, cache=ResponseCache(tmp_path / "cache"))
+            return LLMJudge(client=client, progress=False)
+
+        first = judge()
+        ToolEX([bench], first, out, config, retriever=bow, progress=False).run()
+        versions = former_settings(judge_stage_settings(first, "verify"))["prompt_version"]
+        assert len(versions.rsplit("-", 1)[1]) == 8  # the former format really differs
+        _to_former_format(out, first, config, bench)
+        again = judge()
+        counts = count_stages(again)
+        ToolEX([bench], again, out, config, retriever=bow, progress=False, refuse_other=True).run()
+    assert dict(counts) == {}
+    assert "data fingerprint and 3 of 3 stage keys rewritten" in capsys.readouterr().err
+
+
+def test_an_annotation_folder_named_in_the_former_format_is_renamed_and_reused(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "artifacts"))
+    monkeypatch.setenv("TOOLEX_CACHE", str(tmp_path / "cache"))
+    bench, config = tiny_benchmark(), AnnotateConfig(retriever="bow", top_k=5, max_combinations=4)
+    monkeypatch.setitem(workspace._RETRIEVERS, "bow", BagOfWords())
+    with RuleServer() as server:
+        for var, value in (("TOOLEX_LLM_BASE_URL", server.base_url), ("TOOLEX_LLM_MODEL", "rule-model"),
+                           ("TOOLEX_LLM_RESPONSE_FORMAT", "json_object"), ("TOOLEX_LLM_API_KEY", "k")):
+            monkeypatch.setenv(var, value)
+        made = workspace.ensure_toolex("api", "tiny-key", [bench], bench.queries, config, "api")
+        identity = judge_identity(workspace.build_judge("api", progress=False))
+        former_key = annotation_key("tiny-key", former_settings(identity), config, __version__)
+        former = made.folder.with_name(f"api-{former_key}")
+        assert former != made.folder
+        made.folder.rename(former)
+        calls = server.calls
+        again = workspace.ensure_toolex("api", "tiny-key", [bench], bench.queries, config, "api")
+        assert again.folder == made.folder and not former.exists() and server.calls == calls
+    assert f"{former.name} renamed to {made.folder.name}" in capsys.readouterr().err

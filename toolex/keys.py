@@ -92,7 +92,11 @@ def adopt(path: str | Path) -> Path:
         return path
     legacy = [p for p in path.parent.iterdir() if is_legacy_of(p.name, path.name)]
     if len(legacy) == 1:
-        legacy[0].rename(path)
+        try:
+            legacy[0].rename(path)
+        except OSError as exc:  # renamed meanwhile by another process, or a read-only cache: compute anew
+            print(f"[toolex] {legacy[0]} not renamed ({exc})", file=sys.stderr)
+            return path
         print(f"[toolex] {legacy[0]} renamed to {path.name} (content keys are {KEY_LENGTH} characters now)",
               file=sys.stderr)
     return path

@@ -23,7 +23,7 @@ def test_each_cached_artifact_says_its_setting(tmp_path, monkeypatch, data_dir, 
            AnnotateConfig(retriever="bow", top_k=6, max_combinations=8), retriever=bow, progress=False).run()
     (root / "annotations" / "local-ba9876543210").mkdir()  # a run killed before its first stage ended
     ensure_run("bm25", Workspace.load(ReportSettings.make(["toolret/apibank"], ["bm25"], sample=5)))
-    legacy = root / "runs" / "report" / "bm25.all.aaaaaaaaaaaa.trec"  # a run made before runs were described
+    legacy = root / "runs" / "report" / "dense_bge-small-en-v1.5.all.aaaaaaaaaaaa.trec"  # undescribed
     legacy.write_text("q 0 t 1 1 bm25\n")
     model = root / "models" / "minilm-ft-cccccccccccc"
     model.mkdir(parents=True)
@@ -36,7 +36,8 @@ def test_each_cached_artifact_says_its_setting(tmp_path, monkeypatch, data_dir, 
     described = next(r for n, r in rows.items() if n.startswith("report/bm25.") and "aaaa" not in n)
     assert described["setting"].startswith("bm25 over toolret/apibank (5 queries")
     assert "top 100" in described["setting"]
-    assert "made before runs were described" in rows["report/bm25.all.aaaaaaaaaaaa.trec"]["setting"]
+    undescribed = rows["report/dense_bge-small-en-v1.5.all.aaaaaaaaaaaa.trec"]["setting"]
+    assert undescribed == "dense_bge-small-en-v1.5, all (no description beside it)"
     tuned = rows["minilm-ft-cccccccccccc"]["setting"]
     assert tuned == "minilm fine-tuned on ToolEq labels of toolret/apibank"
     assert main(["cached", "--kind", "models"]) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import socket
 import zipfile
 from pathlib import Path
@@ -35,6 +36,18 @@ def test_custom_build_flavour(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLEX_LLAMA_CMAKE_ARGS", "-DGGML_NATIVE=ON")
     name, args = local_install.build_flavour()
     assert name.startswith("custom-") and args == "-DGGML_NATIVE=ON"
+    former = "custom-" + hashlib.sha256(b"-DGGML_NATIVE=ON").hexdigest()[:8]  # its name before one key length
+    assert len(name) == len("custom-") + 12 and name.startswith(former)
+
+
+def test_a_custom_build_of_the_former_name_is_still_found(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLEX_LLAMA_CMAKE_ARGS", "-DGGML_NATIVE=ON")
+    monkeypatch.setattr(local_install, "wheel_cache", lambda: tmp_path)
+    former = "custom-" + hashlib.sha256(b"-DGGML_NATIVE=ON").hexdigest()[:8]
+    assert local_install.flavour_wheel_dir().name.endswith(local_install.build_flavour()[0])  # none yet
+    (tmp_path / f"{local_install.LLAMA_VERSION}-{former}").mkdir()
+    assert local_install.flavour_wheel_dir().name == f"{local_install.LLAMA_VERSION}-{former}"
 
 
 def test_model_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -89,7 +89,7 @@ def test_the_inspector_answers_what_people_ask(voila):
             doc = header.locator("details.toolex-tool-doc").first
             doc.locator("summary").first.click()
             assert doc.locator(".toolex-review-tool").is_visible()  # read as a parameter table
-            doc.locator("details summary").click()
+            doc.locator("details:has(pre) > summary").click()
             assert doc.locator("pre").is_visible()  # and as the benchmark stores it
             # 3. search by words of the query text
             words = labels[5].split(" · ", 1)[1].split()[:2]

@@ -16,6 +16,7 @@ leaves out what does not (time-outs, retries, concurrency, prices, whether an AP
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from typing import Any
@@ -27,6 +28,9 @@ from toolex.llm.settings import STAGES
 #: Bumped when a stage's own code changes what it writes for the same inputs (audit 2: combinations that
 #: reuse a tool outside C*'s own reuse, or repeat a better-ranked set of tools, are no longer emitted).
 STAGE_VERSIONS = {"decompose": 1, "verify": 1, "audit": 2}
+
+#: A prompt version (``<stage>-v<revision>[-<dependency>]-<hash>``) with today's 12-character hash.
+FORMER_PROMPT_VERSION = re.compile(r"^([a-z]+-v\d+(?:-[a-z-]+)?)-([0-9a-f]{12})$")
 
 #: Config fields by the stage they decide (the data fingerprint holds the pool's tools already).
 STAGE_CONFIG: dict[str, tuple[str, ...]] = {
@@ -105,12 +109,27 @@ def config_part(config: Any, stage: str) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if k in STAGE_CONFIG[stage] or k not in listed}
 
 
-def stage_key(data_fingerprint: str, judge: Any, stage: str, config: Any) -> str:
+def former_settings(value: Any) -> Any:
+    """``value`` with every prompt version's hash cut to the 8 characters it had before content keys had one
+    length (the same hash, so the keys of that time are found again from it)."""
+    if isinstance(value, str):
+        match = FORMER_PROMPT_VERSION.match(value)
+        return f"{match[1]}-{match[2][:8]}" if match else value
+    if isinstance(value, Mapping):
+        return {k: former_settings(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [former_settings(v) for v in value]
+    return value
+
+
+def stage_key(data_fingerprint: str, judge: Any, stage: str, config: Any, former: bool = False) -> str:
     """The pipeline's key of one stage: data, the judge's settings for that stage, the config fields of that
     stage and the stage's code version. Earlier stages are not part of it: the pipeline redoes every stage
-    after a recomputed one and checks each stage's input digest."""
-    return keys.key(data_fingerprint, stage, STAGE_VERSIONS[stage], judge_stage_settings(judge, stage),
-                    config_part(config, stage))
+    after a recomputed one and checks each stage's input digest. ``former``: with the prompt versions
+    written as before content keys had one length (:func:`former_settings`)."""
+    settings = judge_stage_settings(judge, stage)
+    return keys.key(data_fingerprint, stage, STAGE_VERSIONS[stage], former_settings(settings) if former
+                    else settings, config_part(config, stage))
 
 
 def annotation_key(query_key: Any, identity: Mapping[str, Any], config: Any, version: str) -> str:

@@ -134,14 +134,15 @@ class ToolEX:
         recorded = manifest.get("data_fingerprint")
         if not (isinstance(recorded, str) and keys.is_legacy_of(recorded, self.data_fingerprint)):
             return
-        for stage, info in manifest.get("stages", {}).items():
-            legacy = stage_key(recorded, self.judge, stage, self.config) if stage in STAGE_FILES else ""
-            if legacy and keys.is_legacy_of(str(info.get("key")), legacy):
-                info["key"] = self._stage_key(stage)
+        stages = {s: info for s, info in manifest.get("stages", {}).items() if s in STAGE_FILES}
+        held = [s for s, info in stages.items() if keys.is_legacy_of(
+            str(info.get("key")), stage_key(recorded, self.judge, s, self.config, former=True))]
+        for stage in held:
+            stages[stage]["key"] = self._stage_key(stage)
         manifest["data_fingerprint"] = self.data_fingerprint
         write_json(self.folder.path(MANIFEST), manifest)
-        print(f"[toolex] {self.folder.folder}: keys rewritten in the {keys.KEY_LENGTH}-character format",
-              file=sys.stderr)
+        print(f"[toolex] {self.folder.folder}: data fingerprint and {len(held)} of {len(stages)} stage keys "
+              f"rewritten in the {keys.KEY_LENGTH}-character format", file=sys.stderr)
 
     def _check_same_run(self) -> None:
         """Raise :class:`FolderHoldsAnotherRun` when the folder's manifest describes another run."""

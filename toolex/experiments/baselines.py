@@ -26,6 +26,7 @@ from toolex import __version__, paths
 from toolex.data import DEFAULT_BENCHMARKS, load_benchmarks, tool_pools
 from toolex.data.checksum import combine_checksums
 from toolex.data.records import one_to_one
+from toolex.experiments.listing import describe_run
 from toolex.io.trec import write_run
 from toolex.metrics import evaluate
 from toolex.metrics.long import ALL, means
@@ -84,7 +85,9 @@ def run_baselines(retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
         rows += _rows(means(scores, pooled=ALL, scale=100.0), spec,
                       {**{c: ("category", c, c) for c in categories}, ALL: (ALL, ALL, "")})
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", spec)
-        write_run(run, out / "runs" / "baselines" / f"{slug}.{pool}.trec", tag=slug)
+        path = write_run(run, out / "runs" / "baselines" / f"{slug}.{pool}.trec", tag=slug)
+        describe_run(path, {"retriever": spec, "workspace": "+".join(b.name for b in loaded), "pool": pool,
+                            "level": f"query level, top {depth} (the one-to-one baselines)"})
     table = pd.DataFrame(rows)
     provenance = {
         "toolex": __version__,

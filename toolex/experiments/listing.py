@@ -39,9 +39,10 @@ def _annotations(root: Path) -> Iterator[dict[str, Any]]:
 def _runs(root: Path) -> Iterator[dict[str, Any]]:
     for path in sorted((root / "runs").rglob("*.trec")):
         about = _read(path.with_suffix(RUN_ABOUT))
-        retriever, _, rest = path.name.partition(".")
+        # <retriever slug>.<pool or level>[.<key>].trec; a slug may hold dots
+        parts = path.name.rsplit(".", 3 if path.parent.name == "report" else 2)
         setting = (f"{about['retriever']} over {about['workspace']}, {about['level']}" if about else
-                   f"{retriever}, {rest.rsplit('.', 2)[0]} (made before runs were described)")
+                   f"{parts[0]}, {parts[1]} (no description beside it)")
         yield {"kind": "runs", "name": path.relative_to(root / "runs").as_posix(), "setting": setting,
                "state": "complete"}
 

@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from toolex import __version__, keys, paths
-from toolex.annotate.identity import annotation_key, config_fields, judge_identity, offline_identity
+from toolex.annotate.identity import (
+    annotation_key,
+    config_fields,
+    former_settings,
+    judge_identity,
+    offline_identity,
+)
 from toolex.annotate.judges import build_judge
 from toolex.annotate.judges.scoring import default_model
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
@@ -170,7 +176,8 @@ def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries
 
     if judge is None and kind != "offline":
         judge = build_judge(kind, progress=progress)  # cheap for an LLM judge: its key comes from it
-    folder, _ = toolex_folder(label, key, config, kind, judge)
+    folder, identity = toolex_folder(label, key, config, kind, judge)
+    _adopt_former(folder, label, annotation_key(key, former_settings(identity), config, __version__))
     if not complete(folder) and not flag(os.environ.get(release.FROM_SCRATCH_ENV)):
         _from_release(folder)
     if not complete(folder):
@@ -179,6 +186,16 @@ def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries
         ToolEX(benchmarks, judge, folder.folder, config, retriever=embedder, progress=progress,
                queries=queries).run()
     return folder
+
+
+def _adopt_former(folder: ArtifactFolder, label: str, former_key: str) -> None:
+    """Rename the folder an LLM judge's annotations had before content keys had one length (its prompt
+    versions then carried 8-character hashes) to today's name, with a message."""
+    former = folder.folder.with_name(f"{label}-{former_key}")
+    if former != folder.folder and former.is_dir() and not folder.folder.exists():
+        former.rename(folder.folder)
+        print(f"[toolex] {former.name} renamed to {folder.folder.name} (content keys are "
+              f"{keys.KEY_LENGTH} characters now)", file=sys.stderr)
 
 
 def _from_release(folder: ArtifactFolder) -> None:

@@ -153,13 +153,21 @@ def build_flavour() -> tuple[str, str]:
     """(name, CMAKE_ARGS) of the wheel to use; ``TOOLEX_LLAMA_CMAKE_ARGS`` selects a custom build."""
     custom = os.environ.get("TOOLEX_LLAMA_CMAKE_ARGS")
     if custom:
-        return "custom-" + keys.key_of(custom), custom
+        return "custom-" + keys.key_of_bytes(custom.encode()), custom
     return "cpu-avx2", CMAKE_ARGS
+
+
+def _flavours() -> tuple[str, ...]:
+    """The current flavour's name and, for a custom build, the 8-character name it had before content keys
+    had one length (a build or wheel made then is still this flavour)."""
+    name = build_flavour()[0]
+    return (name, name[:len("custom-") + 8]) if name.startswith("custom-") else (name,)
 
 
 def flavour_wheel_dir() -> Path:
     """Cached wheels of the current build flavour: ``<wheel cache>/<llama version>-<flavour>/``."""
-    return wheel_cache() / f"{LLAMA_VERSION}-{build_flavour()[0]}"
+    folders = [wheel_cache() / f"{LLAMA_VERSION}-{name}" for name in _flavours()]
+    return next((f for f in folders if f.exists()), folders[0])
 
 
 def server_installed() -> bool:
@@ -170,7 +178,8 @@ def server_installed() -> bool:
         "print(llama_cpp.__version__, m.read_text().strip() if m.exists() else '-')"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    return done.returncode == 0 and done.stdout.split() == [LLAMA_VERSION, build_flavour()[0]]
+    found = done.stdout.split()
+    return done.returncode == 0 and len(found) == 2 and found[0] == LLAMA_VERSION and found[1] in _flavours()
 
 
 def install_server() -> None:

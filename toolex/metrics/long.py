@@ -4,7 +4,7 @@ benchmark; and the one way to average it (per category, over all queries, over c
 Every table of the report layer pivots from this frame: Table 2, Table 3, the explorer, the significance
 tests, the baselines and ``toolex evaluate``.
 
->>> from toolex.io.annotations import Annotation
+>>> from toolex.data.records import Annotation
 >>> from toolex.metrics import GroundTruth
 >>> ann = [Annotation("q1", "code", ("a",), (("a",), ("b",))), Annotation("q2", "web", ("x",), (("x",),))]
 >>> scores = GroundTruth(ann).evaluate({"q1": {"b": 2.0}, "q2": {"x": 1.0}}, k=10).long("bm25")

@@ -160,7 +160,7 @@ class Evaluation:
 class GroundTruth:
     """Annotations prepared once for scoring many runs: tool codes and flat combination arrays.
 
-    >>> from toolex.io.annotations import Annotation
+    >>> from toolex.data.records import Annotation
     >>> truth = GroundTruth([Annotation("q1", "web", ("a",), (("a",), ("b",)))])
     >>> truth.evaluate({"q1": {"b": 2.0, "a": 1.0}}, k=10).summary()["tooleq"]["ndcg"]
     1.0
@@ -235,7 +235,7 @@ def evaluate(
     annotation are ignored. Both counts are reported. To score many runs against the same annotations,
     build a :class:`GroundTruth` once.
 
-    >>> from toolex.io.annotations import Annotation
+    >>> from toolex.data.records import Annotation
     >>> ann = [Annotation("q1", "web", ("a",), (("a",), ("b",)))]
     >>> evaluate({"q1": {"b": 2.0, "a": 1.0}}, ann, k=10).summary()["tooleq"]["ndcg"]
     1.0

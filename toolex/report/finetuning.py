@@ -59,7 +59,7 @@ def finetune_settings(settings: ReportSettings) -> FinetuneSettings:
 
 
 def tooleq_settings(analysis: Analysis) -> FinetuneSettings:
-    """The report's fine-tuning on the ToolEq labels of its own annotations: every tool of a valid
+    """The analysis's fine-tuning on the ToolEq labels of its own annotations: every tool of a valid
     combination is a positive (training queries the annotations lack, ToolLens's own training split, keep
     C*)."""
     labels = analysis.annotated.folder.annotations_path()

@@ -86,7 +86,7 @@ class SkillAnalysis:
 
 
 def open_skill_analysis(settings: SkillSettings, judge: str = "offline", generator: str | None = None,
-                      progress: bool = True) -> SkillAnalysis:
+                        progress: bool = True) -> SkillAnalysis:
     """Load (or build) the skill benchmark of ``settings`` and its SkillEq folder with ``judge``.
 
     ``generator`` None: ``recorded`` with the offline judge (an LLM-written benchmark kept in ``data/skills``,

@@ -43,7 +43,7 @@ def validate(
     """Score ``annotations`` against ``gold`` (records or file paths) and, with ``runs`` (name → run), the
     credit they give each run at cut-off ``k``.
 
-    >>> from toolex.io.annotations import Annotation
+    >>> from toolex.data.records import Annotation
     >>> from toolex.validate.gold import GoldRecord
     >>> gold = [GoldRecord("q1", ("a",), (("a",), ("b",)))]
     >>> ours = [Annotation("q1", "web", ("a",), (("a",), ("b",)))]
