@@ -1,5 +1,6 @@
 """The default judge's encoder on CPU: today's path (sentence-transformers, fp32) against int8 dynamic
-quantization of its linear layers (``torch.ao.quantization.quantize_dynamic``), in the same run.
+quantization of its linear layers (``torch.ao.quantization.quantize_dynamic``) and bfloat16 autocast, in the
+same run.
 
 Measures (1) encoding throughput on tool documents as Stage 2 formats them, each path timed twice in
 alternation, the faster pass kept; (2) how far the vectors move (cosine of each text's two vectors); (3) how
@@ -13,6 +14,7 @@ Usage: ``python bench/bench_encoder.py [--texts 512] [--benchmarks toolret/apiba
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import json
 import tempfile
@@ -40,6 +42,17 @@ def quantized(retriever: DenseRetriever) -> DenseRetriever:
     return twin
 
 
+class Bf16:
+    """An encoder run under CPU bfloat16 autocast (AVX512-BF16 or AMX where the CPU has them)."""
+
+    def __init__(self, encoder) -> None:
+        self.encoder = encoder
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return np.asarray(self.encoder.encode(texts), dtype=np.float32)
+
+
 def timed(encoder, texts: list[str]) -> tuple[float, np.ndarray]:
     start = time.perf_counter()
     vectors = encoder.encode(texts)
@@ -56,6 +69,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=512, help="tool documents timed")
     parser.add_argument("--benchmarks", nargs="+", default=["toolret/apibank", "customized/toolalpaca"])
+    parser.add_argument("--verdicts", choices=("bf16", "int8"), default="bf16",
+                        help="the path whose Stage 2 verdicts are compared with fp32's")
     args = parser.parse_args()
     torch.manual_seed(0)
 
@@ -65,34 +80,40 @@ def main() -> None:
     benchmarks = [load_benchmark(name) for name in args.benchmarks]
     tools = [t for b in benchmarks for t in b.tools.values()]
     pool = [t for b in [load_benchmark("toolret/toolink")] for t in b.tools.values()] + tools
-    texts = [base.format.doc(t.text()) for t in pool][: args.texts]
-    times: dict[str, list[float]] = {"fp32": [], "int8": []}
+    texts = [base.format.doc(t.text) for t in pool][: args.texts]
+    encoders = {"fp32": base.encoder, "int8": fast.encoder, "bf16": Bf16(base.encoder)}
+    times: dict[str, list[float]] = {name: [] for name in encoders}
     vectors: dict[str, np.ndarray] = {}
     for _ in range(2):
-        for name, retriever in (("fp32", base), ("int8", fast)):
-            seconds, vectors[name] = timed(retriever.encoder, texts)
+        for name, encoder in encoders.items():
+            seconds, vectors[name] = timed(encoder, texts)
             times[name].append(seconds)
-    cosine = np.sum(vectors["fp32"] * vectors["int8"], axis=1)
+    cosine = {name: np.sum(vectors["fp32"] * vectors[name], axis=1) for name in ("int8", "bf16")}
 
     config = AnnotateConfig()
     found = {}
     with tempfile.TemporaryDirectory(prefix="toolex-bench-") as tmp:
-        for name, retriever in (("fp32", base), ("int8", fast)):
+        for name in ("fp32", args.verdicts):
+            retriever = fast if name == "int8" else base
             judge = build_judge("offline", embedder=retriever, progress=False)
             folder = Path(tmp) / name
-            ToolEX(benchmarks, judge, folder, config, retriever=retriever, progress=False).run()
+            bf16 = torch.autocast("cpu", dtype=torch.bfloat16) if name == "bf16" else contextlib.nullcontext()
+            with bf16:
+                ToolEX(benchmarks, judge, folder, config, retriever=retriever, progress=False).run()
             found[name] = verdicts(folder)
-    shared = set(found["fp32"]) & set(found["int8"])
-    same = sum(found["fp32"][k] == found["int8"][k] for k in shared)
+    other = args.verdicts
+    shared = set(found["fp32"]) & set(found[other])
+    same = sum(found["fp32"][k] == found[other][k] for k in shared)
     best = {name: min(values) for name, values in times.items()}
     print(json.dumps({
         "bench": "encoder", "model": "all-mpnet-base-v2", "threads": torch.get_num_threads(),
         "texts": len(texts), "seconds": {k: [round(v, 2) for v in vs] for k, vs in times.items()},
         "texts_per_s": {k: round(len(texts) / v, 1) for k, v in best.items()},
-        "speedup_int8_over_fp32": round(best["fp32"] / best["int8"], 2),
-        "cosine_fp32_int8": {"min": round(float(cosine.min()), 4), "mean": round(float(cosine.mean()), 4)},
-        "verdicts": {"benchmarks": args.benchmarks, "items": len(shared),
-                     "only_in_one": len(set(found["fp32"]) ^ set(found["int8"])),
+        "speedup_over_fp32": {name: round(best["fp32"] / best[name], 2) for name in ("int8", "bf16")},
+        "cosine_to_fp32": {name: {"min": round(float(c.min()), 4), "mean": round(float(c.mean()), 4)}
+                           for name, c in cosine.items()},
+        "verdicts": {"path": other, "benchmarks": args.benchmarks, "items": len(shared),
+                     "only_in_one": len(set(found["fp32"]) ^ set(found[other])),
                      "unchanged_share": round(same / len(shared), 4) if shared else None,
                      "accepted": {name: sum(found[name].values()) for name in found}},
         "goal": {"speedup": 3.0, "unchanged_share": 0.995},
