@@ -69,6 +69,15 @@ def test_local_from_env_keeps_the_local_server(monkeypatch: pytest.MonkeyPatch) 
     assert LLMSettings.local_from_env(concurrency=3).concurrency == 3
 
 
+def test_local_from_env_applies_each_roles_own_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLEX_LLM_AGENT_MAX_TOKENS", "512")
+    monkeypatch.setenv("TOOLEX_LLM_AGENT_MODEL", "elsewhere")  # the local server is always the target
+    s = LLMSettings.local_from_env()
+    agent = s.for_stage("agent")
+    assert agent.max_tokens == 512 and agent.model == LLMSettings.local().model
+    assert s.for_stage("evaluator").max_tokens == LLMSettings.local().max_tokens
+
+
 def _api_env(monkeypatch: pytest.MonkeyPatch, **extra: str) -> None:
     monkeypatch.setenv("TOOLEX_LLM_BASE_URL", "https://api.example.org/v1")
     monkeypatch.setenv("TOOLEX_LLM_MODEL", "common-model")

@@ -109,11 +109,14 @@ class LLMSettings:
 
     @classmethod
     def local_from_env(cls, **overrides: Any) -> LLMSettings:
-        """The local preset with the ``TOOLEX_LLM_*`` tuning variables applied (concurrency, timeout, ...);
-        ``TOOLEX_LLM_BASE_URL`` and ``TOOLEX_LLM_MODEL`` are ignored: the local server is always the
-        target."""
-        values = {k: v for k, v in cls._env_values().items() if k not in ("base_url", "model")}
-        return cls.local(**{**values, **overrides})
+        """The local preset with the ``TOOLEX_LLM_*`` tuning variables applied (concurrency, timeout, ...)
+        and each stage's or role's own (``TOOLEX_LLM_<STAGE>_*``); every ``BASE_URL`` and ``MODEL`` is
+        ignored: the local server is always the target."""
+        endpoint = ("base_url", "model")
+        values = {k: v for k, v in cls._env_values().items() if k not in endpoint}
+        stages = {s: own for s in KNOWN_STAGES if (own := {k: v for k, v in cls._env_values(
+            f"TOOLEX_LLM_{s.upper()}_").items() if k not in endpoint})}
+        return cls.local(**{**values, "stages": stages, **overrides})
 
     @classmethod
     def _env_values(cls, prefix: str = "TOOLEX_LLM_") -> dict[str, Any]:
