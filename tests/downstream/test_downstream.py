@@ -5,6 +5,7 @@ the command."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -190,6 +191,9 @@ def test_paired_comparison_counts_wins_on_the_same_queries():
     result = paired(frame, "oracle", "expanded", resamples=200)
     assert result["queries"] == 3 and result["expanded better"] == 1 and result["oracle better"] == 1
     assert result["difference, points"] == pytest.approx(100 * 0.5 / 3)
+    assert result["95% interval"].startswith("[")
+    same = paired(frame.assign(passed=[1.0, 0.0, 1.0] * 2), "oracle", "expanded", resamples=200)
+    assert same["95% interval"] == "n/a (every resample 0.0)" and math.isnan(same["95% CI low"])
 
 
 def test_the_command_estimates_calls_before_asking(capsys, data_dir):
@@ -218,6 +222,9 @@ def test_figure6_reads_a_kept_run_without_any_llm(tmp_path):
     assert list(diffs["queries"]) == [0, 0]  # one setting only: nothing to pair
     assert diffs["paper, points (range over the six groups)"].iloc[0] == "3.5 to 6.5"
     assert "Judge: agent: fake-model" in run.footer()
+    record = run.provenance()  # the record every table of ours carries
+    assert record["toolex"] and record["created"] and record["data_checksum"] == "c0ffee" * 4
+    assert record["judge"] == "agent: fake-model" and record["retrievers"] == ["bm25"]
 
 
 def test_the_command_runs_two_settings_on_real_queries_and_resumes(tmp_path, monkeypatch, capsys, data_dir):

@@ -16,7 +16,8 @@ from toolex import paths
 from toolex.downstream.run import SETTINGS, pass_rates, results_frame
 from toolex.paper import load_claims
 from toolex.report.figures import set_title
-from toolex.report.provenance import footer
+from toolex.report.illusion import interval_text
+from toolex.report.provenance import footer, provenance
 from toolex.report.significance import bootstrap_ci
 
 #: Where kept downstream runs live (one folder per recorded sample).
@@ -46,8 +47,11 @@ def paired(frame: pd.DataFrame, a: str, b: str, resamples: int = 10_000, seed: i
         return {"a": a, "b": b, "queries": 0}
     diff = (both[b] - both[a]).to_numpy()
     mean, low, high = bootstrap_ci(both[a].to_numpy(), both[b].to_numpy(), resamples, seed=seed)
+    interval = interval_text(100 * low, 100 * high)  # every resample alike: n/a, not a zero-width certainty
+    if interval.startswith("n/a"):
+        low = high = float("nan")
     return {"a": a, "b": b, "queries": len(diff), "difference, points": 100 * mean,
-            "95% CI low": 100 * low, "95% CI high": 100 * high,
+            "95% CI low": 100 * low, "95% CI high": 100 * high, "95% interval": interval,
             f"{b} better": int((diff > 0).sum()), f"{a} better": int((diff < 0).sum()),
             "same": int((diff == 0).sum())}
 
@@ -114,8 +118,11 @@ class KeptRun:
                 f"{len(self.identity['settings'])} settings; {self.models}")
 
     def provenance(self) -> dict[str, Any]:
-        return {"data": self.data, "retrievers": [self.identity["retriever"]], "judge": self.models,
-                "source": str(self.folder), "prompts": self.identity["prompts"]}
+        """The record beside every table of ours (:func:`toolex.report.provenance.provenance`): the run's
+        data, models as the judge, its retriever, the run folder and its prompt versions."""
+        return provenance(self.data, self.identity["data"], {"max_steps": self.identity.get("max_steps")},
+                          self.models, [self.identity["retriever"]], source=paths.portable(self.folder),
+                          prompts=self.identity["prompts"])
 
     def footer(self) -> str:
         return footer(self.data, [self.identity["retriever"]], self.models)
