@@ -62,6 +62,17 @@ def test_judge_dependent_numbers_follow_the_annotation_folder(kept, tmp_path):
     assert failures == [] and skipped == len(kept[kept.annotation.notna()])
 
 
+def test_a_table_not_written_fails_a_whole_run_and_is_skipped_by_a_partial_one(kept, tmp_path):
+    tables = write_tables(tmp_path / "t1")
+    for suffix in ("csv", "json"):
+        (tables / f"{expected.SHARES}.{suffix}").unlink()  # `--only 04`: notebook 06 did not run
+    failures, _ = expected.check(kept, tables)
+    assert failures == [f"{expected.SHARES}: not written by this run"]
+    failures, skipped = expected.check(kept, tables, partial=True)
+    assert failures == [] and skipped == len(kept[kept.table == expected.SHARES])
+    assert expected.check(kept, write_tables(tmp_path / "t2"), partial=True) == ([], 0)
+
+
 def test_a_missing_row_fails(kept, tmp_path):
     tables = write_tables(tmp_path / "t1")
     frame = pd.read_csv(tables / f"{expected.TABLE2}.csv")

@@ -141,13 +141,20 @@ def _more(tables: Path) -> Iterator[Expected]:
                                    annotation_of(tables, TABLE3))
 
 
-def check(expected: pd.DataFrame, tables: Path) -> tuple[list[str], int]:
-    """Differences beyond tolerance (one line each) and the number of judge-dependent values not checked
-    because the run used another annotation folder."""
-    annotation = {t: annotation_of(tables, t) for t in expected.table.unique()}
-    frames = {t: pd.read_csv(tables / f"{t}.csv") for t in expected.table.unique()}
+def check(expected: pd.DataFrame, tables: Path, partial: bool = False) -> tuple[list[str], int]:
+    """Differences beyond tolerance (one line each) and the number of values not checked: judge-dependent
+    ones of a run on another annotation folder and, with ``partial`` (only some notebooks ran), those of a
+    table the run did not write; without it such a table is a failure."""
+    written = [t for t in expected.table.unique() if (tables / f"{t}.csv").exists()]
+    annotation = {t: annotation_of(tables, t) for t in written}
+    frames = {t: pd.read_csv(tables / f"{t}.csv") for t in written}
     failures, skipped = [], 0
+    for table in (t for t in expected.table.unique() if t not in written and not partial):
+        failures.append(f"{table}: not written by this run")
     for e in expected.fillna({"annotation": ""}).itertuples(index=False):
+        if e.table not in written:
+            skipped += partial
+            continue
         if e.annotation and e.annotation != annotation[e.table]:
             skipped += 1
             continue
@@ -191,13 +198,13 @@ def write(tables: Path, out: Path | None = None, setting: str = "smoke") -> Path
     return target
 
 
-def grade(setting: str, tables: Path) -> dict[str, int | list[str]]:
+def grade(setting: str, tables: Path, partial: bool = False) -> dict[str, int | list[str]]:
     """Every kept number of ``setting`` against a run's tables: counts of OK, OKISH (within twice the
     tolerance), FAIL and SKIPPED (judge-dependent, another annotation folder), and the lines that are not
     OK."""
     kept = load(setting)
-    strict, skipped = check(kept, tables)
-    loose, _ = check(kept.assign(tolerance=2 * kept["tolerance"] + 1e-9), tables)
+    strict, skipped = check(kept, tables, partial)
+    loose, _ = check(kept.assign(tolerance=2 * kept["tolerance"] + 1e-9), tables, partial)
     judged = len(kept) - skipped
     return {"OK": judged - len(strict), "OKISH": len(strict) - len(loose), "FAIL": len(loose),
             "SKIPPED": skipped, "not OK": strict}
