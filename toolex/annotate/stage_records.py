@@ -58,6 +58,19 @@ class Verdict:
     def ok(self) -> bool:
         return self.equivalent is not None
 
+    def to_json(self, decision: str) -> dict[str, Any]:
+        """The verdict's fields of a stage record, its decision under the name ``decision``; the error and
+        the raw answer only when the judge failed."""
+        out = {decision: self.equivalent, "reason": self.reason, "judge": self.judge}
+        if not self.ok:
+            out.update(error=self.error, raw=self.raw)
+        return out
+
+    @classmethod
+    def from_json(cls, record: dict[str, Any], decision: str) -> Verdict:
+        return cls(record[decision], record["reason"], record["judge"], record.get("error", ""),
+                   record.get("raw", ""))
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -69,17 +82,12 @@ class Candidate:
     verdict: Verdict
 
     def to_json(self) -> dict[str, Any]:
-        out = {"tool_id": self.tool_id, "rank": self.rank, "score": round(float(self.score), 6),
-               "equivalent": self.verdict.equivalent, "reason": self.verdict.reason,
-               "judge": self.verdict.judge}
-        if not self.verdict.ok:
-            out.update(error=self.verdict.error, raw=self.verdict.raw)
-        return out
+        return {"tool_id": self.tool_id, "rank": self.rank, "score": round(float(self.score), 6),
+                **self.verdict.to_json("equivalent")}
 
     @classmethod
     def from_json(cls, record: dict[str, Any]) -> Candidate:
-        verdict = Verdict(record["equivalent"], record["reason"], record["judge"], record.get("error", ""),
-                          record.get("raw", ""))
+        verdict = Verdict.from_json(record, "equivalent")
         return cls(record["tool_id"], record["rank"], record["score"], verdict)
 
 
@@ -131,17 +139,12 @@ class Combination:
         return self.is_reference or bool(self.verdict.equivalent)
 
     def to_json(self) -> dict[str, Any]:
-        out = {"tools": list(self.tools), "rrf": round(self.rrf, 8), "is_reference": self.is_reference,
-               "valid": self.valid, "audit": self.verdict.equivalent, "reason": self.verdict.reason,
-               "judge": self.verdict.judge}
-        if not self.verdict.ok:
-            out.update(error=self.verdict.error, raw=self.verdict.raw)
-        return out
+        return {"tools": list(self.tools), "rrf": round(self.rrf, 8), "is_reference": self.is_reference,
+                "valid": self.valid, **self.verdict.to_json("audit")}
 
     @classmethod
     def from_json(cls, record: dict[str, Any]) -> Combination:
-        verdict = Verdict(record["audit"], record["reason"], record["judge"], record.get("error", ""),
-                          record.get("raw", ""))
+        verdict = Verdict.from_json(record, "audit")
         return cls(tuple(record["tools"]), record["rrf"], record["is_reference"], verdict)
 
 
