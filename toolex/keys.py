@@ -92,11 +92,18 @@ def adopt(path: str | Path) -> Path:
         return path
     legacy = [p for p in path.parent.iterdir() if is_legacy_of(p.name, path.name)]
     if len(legacy) == 1:
-        try:
-            legacy[0].rename(path)
-        except OSError as exc:  # renamed meanwhile by another process, or a read-only cache: compute anew
-            print(f"[toolex] {legacy[0]} not renamed ({exc})", file=sys.stderr)
-            return path
-        print(f"[toolex] {legacy[0]} renamed to {path.name} (content keys are {KEY_LENGTH} characters now)",
-              file=sys.stderr)
+        rename_former(legacy[0], path)
     return path
+
+
+def rename_former(former: Path, path: Path) -> None:
+    """Rename ``former`` (the name an earlier key format gave this content) to ``path``, with a message;
+    a rename that fails (done meanwhile by another process, a read-only cache) leaves the content to be
+    computed again."""
+    try:
+        former.rename(path)
+    except OSError as exc:
+        print(f"[toolex] {former} not renamed ({exc})", file=sys.stderr)
+        return
+    print(f"[toolex] {former} renamed to {path.name} (content keys are {KEY_LENGTH} characters now)",
+          file=sys.stderr)

@@ -193,9 +193,7 @@ def _adopt_former(folder: ArtifactFolder, label: str, former_key: str) -> None:
     versions then carried 8-character hashes) to today's name, with a message."""
     former = folder.folder.with_name(f"{label}-{former_key}")
     if former != folder.folder and former.is_dir() and not folder.folder.exists():
-        former.rename(folder.folder)
-        print(f"[toolex] {former.name} renamed to {folder.folder.name} (content keys are "
-              f"{keys.KEY_LENGTH} characters now)", file=sys.stderr)
+        keys.rename_former(former, folder.folder)
 
 
 def _from_release(folder: ArtifactFolder) -> None:

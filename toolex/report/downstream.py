@@ -47,8 +47,8 @@ def paired(frame: pd.DataFrame, a: str, b: str, resamples: int = 10_000, seed: i
         return {"a": a, "b": b, "queries": 0}
     diff = (both[b] - both[a]).to_numpy()
     mean, low, high = bootstrap_ci(both[a].to_numpy(), both[b].to_numpy(), resamples, seed=seed)
-    interval = interval_text(100 * low, 100 * high)  # every resample alike: n/a, not a zero-width certainty
-    if interval.startswith("n/a"):
+    interval = interval_text(100 * low, 100 * high)
+    if low == high:  # every resample alike: no interval, not a zero-width certainty
         low = high = float("nan")
     return {"a": a, "b": b, "queries": len(diff), "difference, points": 100 * mean,
             "95% CI low": 100 * low, "95% CI high": 100 * high, "95% interval": interval,
