@@ -1,5 +1,6 @@
 """The default judge's encoder on CPU: today's path (sentence-transformers, fp32) against int8 dynamic
-quantization of its linear layers (``torch.ao.quantization.quantize_dynamic``) and bfloat16 autocast, in the
+quantization of its linear layers (``torch.ao.quantization.quantize_dynamic``), bfloat16 autocast, and the
+model exported to ONNX and run by onnxruntime (fp32, and int8 by onnxruntime's dynamic quantization), in the
 same run.
 
 Measures (1) encoding throughput on tool documents as Stage 2 formats them, each path timed twice in
@@ -8,7 +9,8 @@ many Stage 2 verdicts change when ToolEX annotates the same benchmarks with each
 so each path encodes everything). Prints one JSON object; the goal is a ratio of at least 3 with at least
 99.5 % of verdicts unchanged.
 
-Usage: ``python bench/bench_encoder.py [--texts 512] [--benchmarks toolret/apibank customized/toolalpaca]``.
+Usage: ``python bench/bench_encoder.py [--texts 512] [--paths int8 bf16 onnx onnx-int8] [--verdicts PATH]
+[--benchmarks toolret/apibank customized/toolalpaca]``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from toolex.data import load_benchmark
 from toolex.data.readers import iter_jsonl
 from toolex.retrieval.dense import DenseRetriever
 from toolex.retrieval.spec import build_retriever
+
+#: The paths timed beside today's (sentence-transformers, fp32).
+PATHS = ("int8", "bf16", "onnx", "onnx-int8")
 
 
 def quantized(retriever: DenseRetriever) -> DenseRetriever:
@@ -53,6 +58,74 @@ class Bf16:
             return np.asarray(self.encoder.encode(texts), dtype=np.float32)
 
 
+class OnnxEncoder:
+    """The same model exported to ONNX (``torch.onnx.export`` of its transformer), run by onnxruntime on the
+    CPU: the sentence-transformers tokenizer, mean pooling over the mask and L2 normalisation as the model's
+    own modules do, length-sorted batches; ``int8``: onnxruntime's dynamic quantization of the exported
+    graph's weights (``onnxruntime.quantization.quantize_dynamic``)."""
+
+    def __init__(self, encoder, folder: Path, int8: bool = False, batch_size: int = 32) -> None:
+        import onnxruntime as ort
+
+        st = encoder._st
+        self.tokenizer, self.max_length = st.tokenizer, int(st.max_seq_length)
+        self.batch_size = batch_size
+        path = folder / "model.onnx"
+        if not path.exists():
+            model = st[0].auto_model.eval()
+            example = self.tokenizer(["an example tool"], return_tensors="pt")
+            with torch.no_grad():
+                torch.onnx.export(model, (example["input_ids"], example["attention_mask"]), str(path),
+                                  input_names=["input_ids", "attention_mask"], output_names=["hidden"],
+                                  dynamic_axes={"input_ids": {0: "batch", 1: "tokens"},
+                                                "attention_mask": {0: "batch", 1: "tokens"},
+                                                "hidden": {0: "batch", 1: "tokens"}},
+                                  opset_version=17, dynamo=False)
+        if int8:
+            from onnxruntime.quantization import QuantType, quantize_dynamic
+
+            quantized_path = folder / "model.int8.onnx"
+            if not quantized_path.exists():
+                quantize_dynamic(str(path), str(quantized_path), weight_type=QuantType.QInt8)
+            path = quantized_path
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = torch.get_num_threads()
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # alike lengths share a batch
+        out = np.zeros((len(texts), 768), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            at = order[start:start + self.batch_size]
+            batch = self.tokenizer([texts[i] for i in at], padding=True, truncation=True,
+                                   max_length=self.max_length, return_tensors="np")
+            mask = batch["attention_mask"].astype(np.int64)
+            hidden = self.session.run(None, {"input_ids": batch["input_ids"].astype(np.int64),
+                                             "attention_mask": mask})[0]
+            summed = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+            out[at] = summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)
+        return out
+
+
+class Swapped:
+    """A retriever's encoder with another path behind ``encode`` (the settings say which)."""
+
+    def __init__(self, encoder, path, name: str) -> None:
+        self.encoder, self.path, self.name = encoder, path, name
+
+    def settings(self) -> dict:
+        return {**self.encoder.settings(), "backend": self.name}
+
+    def encode(self, texts) -> np.ndarray:
+        return self.path.encode(list(texts))
+
+
+def with_encoder(retriever: DenseRetriever, encoder, name: str) -> DenseRetriever:
+    twin = copy.copy(retriever)
+    twin.encoder = Swapped(retriever.encoder, encoder, name)  # type: ignore[assignment]
+    return twin
+
+
 def timed(encoder, texts: list[str]) -> tuple[float, np.ndarray]:
     start = time.perf_counter()
     vectors = encoder.encode(texts)
@@ -69,8 +142,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=512, help="tool documents timed")
     parser.add_argument("--benchmarks", nargs="+", default=["toolret/apibank", "customized/toolalpaca"])
-    parser.add_argument("--verdicts", choices=("bf16", "int8"), default="bf16",
+    parser.add_argument("--verdicts", choices=PATHS, default="bf16",
                         help="the path whose Stage 2 verdicts are compared with fp32's")
+    parser.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS),
+                        help="the paths timed beside fp32")
     args = parser.parse_args()
     torch.manual_seed(0)
 
@@ -81,20 +156,26 @@ def main() -> None:
     tools = [t for b in benchmarks for t in b.tools.values()]
     pool = [t for b in [load_benchmark("toolret/toolink")] for t in b.tools.values()] + tools
     texts = [base.format.doc(t.text) for t in pool][: args.texts]
-    encoders = {"fp32": base.encoder, "int8": fast.encoder, "bf16": Bf16(base.encoder)}
+    onnx_folder = Path(tempfile.mkdtemp(prefix="toolex-onnx-"))
+    builders = {"int8": lambda: fast.encoder, "bf16": lambda: Bf16(base.encoder),
+                "onnx": lambda: OnnxEncoder(base.encoder, onnx_folder),
+                "onnx-int8": lambda: OnnxEncoder(base.encoder, onnx_folder, int8=True)}
+    paths = [p for p in PATHS if p in args.paths or p == args.verdicts]
+    encoders = {"fp32": base.encoder, **{name: builders[name]() for name in paths}}
     times: dict[str, list[float]] = {name: [] for name in encoders}
     vectors: dict[str, np.ndarray] = {}
     for _ in range(2):
         for name, encoder in encoders.items():
             seconds, vectors[name] = timed(encoder, texts)
             times[name].append(seconds)
-    cosine = {name: np.sum(vectors["fp32"] * vectors[name], axis=1) for name in ("int8", "bf16")}
+    cosine = {name: np.sum(vectors["fp32"] * vectors[name], axis=1) for name in paths}
 
     config = AnnotateConfig()
     found = {}
     with tempfile.TemporaryDirectory(prefix="toolex-bench-") as tmp:
         for name in ("fp32", args.verdicts):
-            retriever = fast if name == "int8" else base
+            retriever = (fast if name == "int8" else with_encoder(base, encoders[name], name)
+                         if name.startswith("onnx") else base)
             judge = build_judge("offline", embedder=retriever, progress=False)
             folder = Path(tmp) / name
             bf16 = torch.autocast("cpu", dtype=torch.bfloat16) if name == "bf16" else contextlib.nullcontext()
@@ -109,7 +190,7 @@ def main() -> None:
         "bench": "encoder", "model": "all-mpnet-base-v2", "threads": torch.get_num_threads(),
         "texts": len(texts), "seconds": {k: [round(v, 2) for v in vs] for k, vs in times.items()},
         "texts_per_s": {k: round(len(texts) / v, 1) for k, v in best.items()},
-        "speedup_over_fp32": {name: round(best["fp32"] / best[name], 2) for name in ("int8", "bf16")},
+        "speedup_over_fp32": {name: round(best["fp32"] / best[name], 2) for name in paths},
         "cosine_to_fp32": {name: {"min": round(float(c.min()), 4), "mean": round(float(c.mean()), 4)}
                            for name, c in cosine.items()},
         "verdicts": {"path": other, "benchmarks": args.benchmarks, "items": len(shared),

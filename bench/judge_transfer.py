@@ -1,8 +1,9 @@
 """The offline judge chosen across sources (:mod:`toolex.report.transfer`): the leave-one-source-out matrix
 of every recipe, the chosen recipe fitted on every calibration part and reported on every report part, the
 former default's procedure (every feature, fitted on SGD alone) beside it, the per-benchmark label workflow
-(50, 100, 150 labels, five draws each) and what a perfect verifier would reach (Stage 2's top-20 and Stage 3's
-combination cap are the limit then).
+(50, 100, 150 labels, five draws each), what a perfect verifier would reach (Stage 2's top-20 and Stage 3's
+combination cap are the limit then, at today's cap and at the former 20) and the chosen judge at caps from 20
+to the default.
 
 Usage: ``python bench/judge_transfer.py [--out data/validation/judge_transfer.json] [--write-default]``;
 ``--write-default`` also writes the chosen model as the packaged default score model.
@@ -21,7 +22,7 @@ import pandas as pd
 from toolex.annotate.judges.features import FEATURES
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import DEFAULT_MODEL_FILE, ScoreModel
-from toolex.annotate.pipeline import AnnotateConfig
+from toolex.annotate.pipeline import MAX_COMBINATIONS, AnnotateConfig
 from toolex.io.atomic import write_json
 from toolex.report import transfer
 from toolex.retrieval import build_retriever
@@ -35,8 +36,10 @@ def records(frame: pd.DataFrame, extra: tuple[str, ...] = ()) -> list[dict[str, 
     return json.loads(frame[keep].to_json(orient="records", double_precision=6))
 
 
-#: Audited combinations per query of the wide ceiling (the default is 20).
-WIDE = 200
+#: Audited combinations per query in the sweep of Stage 3's cap (the default audits every combination of a
+#: two-tool query, :data:`~toolex.annotate.pipeline.MAX_COMBINATIONS`; 20 was the former default).
+CAPS = (20, 50, 100, 200, MAX_COMBINATIONS)
+FORMER_CAP = 20
 
 
 def area_under_curve(scores: np.ndarray, labels: np.ndarray) -> float:
@@ -89,7 +92,10 @@ def main() -> None:
     former = transfer.fit(transfer.Recipe(FEATURES), [calibration["sgd"]], judge.encoder.short)
     labels = transfer.label_study(calibration, report, chosen, judge.encoder.short, config)
     ceiling = perfect_verifier(report, config)
-    ceiling_wide = perfect_verifier(report, AnnotateConfig(max_combinations=WIDE))
+    ceiling_former = perfect_verifier(report, AnnotateConfig(max_combinations=FORMER_CAP))
+    caps = pd.concat([transfer.credit(model, p, AnnotateConfig(max_combinations=cap))
+                      .assign(reported_on=s, max_combinations=cap)
+                      for cap in CAPS for s, p in report.items()], ignore_index=True)
     auc = {s: area_under_curve(model.probability(p.items.rows), p.items.labels) for s, p in report.items()}
     out = {
         "description": "offline judge chosen across sources by leave-one-source-out "
@@ -112,7 +118,8 @@ def main() -> None:
             ignore_index=True), ("reported_on",)),
         "per_benchmark_labels": records(labels, ("reported_on", "labels", "seed", "threshold")),
         "perfect_verifier": records(ceiling, ("reported_on",)),
-        f"perfect_verifier_{WIDE}_combinations": records(ceiling_wide, ("reported_on",)),
+        f"perfect_verifier_{FORMER_CAP}_combinations": records(ceiling_former, ("reported_on",)),
+        "combination_cap": records(caps, ("reported_on", "max_combinations")),
         "score_auc_on_report_parts": auc,
         "annotate_config": {"retriever": config.retriever, "top_k": config.top_k,
                             "max_combinations": config.max_combinations},

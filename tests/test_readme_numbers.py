@@ -87,3 +87,84 @@ def test_the_readme_states_downstream_numbers_only_from_the_kept_run():
         assert len(numbers) >= 6, f"{folder}: the block states almost no numbers"
         missing = [n for n in numbers if not kept_as_printed(n, values)]
         assert not missing, f"README numbers that the run {folder} does not give: {missing}"
+
+
+KEPT_BLOCK = re.compile(r"<!-- kept-numbers: ([^ ]+) -->(.*?)<!-- /kept-numbers -->", re.S)
+
+
+def json_numbers(value: object) -> list[float]:
+    """Every number of a JSON document."""
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in json_numbers(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in json_numbers(v)]
+    return [float(value)] if isinstance(value, int | float) and not isinstance(value, bool) else []
+
+
+def kept_numbers(path: Path) -> pd.Series:
+    """The numbers of a kept study, with what notebook 09 derives from the judge study (the label workflow's
+    mean and range over draws)."""
+    import json
+
+    numbers = pd.Series(json_numbers(json.loads(path.read_text(encoding="utf-8"))))
+    if path.name == "judge_transfer.json":
+        from toolex.report.transfer import kept_study
+
+        labels = kept_study(path)["labels"]
+        numbers = pd.concat([numbers, labels.select_dtypes("number").stack().astype(float)])
+    return pd.concat([numbers, 100 * numbers])  # NDCG differences are stated in points
+
+
+def test_the_readme_states_study_numbers_only_from_the_kept_study():
+    found = KEPT_BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert found, "README: no kept-numbers block"
+    for path, text in found:
+        values = kept_numbers(ROOT / path)
+        numbers = stated(text)
+        assert len(numbers) >= 10, f"{path}: the block states almost no numbers"
+        missing = [n for n in numbers if not kept_as_printed(n, values)]
+        assert not missing, f"README numbers that {path} does not hold: {missing}"
+
+
+def _pair(rows: pd.DataFrame, source: str, column: str, digits: int, scale: float = 1.0) -> str:
+    """``BM25 / MiniLM`` of one column for one source, as the README prints it (``scale`` 100: in points)."""
+    at = rows[rows["reported_on"] == source].set_index("retriever")[column] * scale
+    return f"{at['bm25']:.{digits}f} / {at['dense:minilm']:.{digits}f}"
+
+
+def test_the_readme_judge_tables_are_the_kept_study():
+    """The leave-one-out, chosen-default and label tables of the README, row by row, from the kept study."""
+    from toolex.report.transfer import kept_study
+
+    study = kept_study(ROOT / "data/validation/judge_transfer.json")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    names = {"sgd": "SGD", "sgd-x": "SGD-X", "sgd-pairs": "two-tool SGD queries"}
+    loo = study["leave_one_out"]
+    loo = loo[(loo["recipe"] == study["chosen"]) & (loo["part"] == "report")]
+    rows = [f"| {names[s]} | {_pair(loo, s, 'recovered', 2)} | {_pair(loo, s, 'over_credit', 1, 100)} | "
+            f"{_pair(loo, s, 'under_credit', 1, 100)} |" for s in names]
+    default, ceiling = study["default"], study["ceiling"]
+    short = {"sgd": "SGD", "sgd-x": "SGD-X", "sgd-pairs": "two-tool queries"}
+    rows += [f"| {short[s]}, recovered share | {_pair(default, s, 'recovered', 2)} | "
+             f"{_pair(study['sgd_only'], s, 'recovered', 2)} | {_pair(ceiling, s, 'recovered', 2)} |"
+             for s in names]
+    credit_names = {"sgd": "SGD", "sgd-x": "SGD-X", "sgd-pairs": "two-tool"}
+
+    def over_under(rows: pd.DataFrame, source: str) -> str:
+        at = rows[rows["reported_on"] == source].set_index("retriever")
+        return ", ".join(f"{100 * at.loc[r, 'over_credit']:.1f} / {100 * at.loc[r, 'under_credit']:.1f}"
+                         for r in ("bm25", "dense:minilm"))
+
+    rows += [f"| {credit_names[s]}, over / under-credit | {over_under(default, s)} | "
+             f"{over_under(study['sgd_only'], s)} |" for s in names]
+    labels = study["labels"]
+    for s in names:
+        cells = []
+        for n in (50, 100, 150):
+            at = labels[(labels["reported_on"] == s) & (labels["labels"] == n)].set_index("retriever")
+            cells.append(f"{at.loc['bm25', 'recovered mean']:.2f} / "
+                         f"{at.loc['dense:minilm', 'recovered mean']:.2f} "
+                         f"({at['recovered min'].min():.2f}–{at['recovered max'].max():.2f})")
+        rows.append(f"| {short[s]} | " + " | ".join(cells) + " |")
+    missing = [row for row in rows if row not in readme]
+    assert not missing, f"README judge tables that the kept study does not give: {missing}"

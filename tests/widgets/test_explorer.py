@@ -82,3 +82,17 @@ def test_the_papers_numbers_stand_beside_ours(data):
     assert "34.0" in explorer.paper_table.value and "99.0" not in explorer.paper_table.value
     explorer.k.value = 5
     assert "reports no ndcg@5" in explorer.paper_table.value
+
+
+def test_the_list_gives_every_retrievers_gap_and_filters_to_gains(data):
+    explorer = DeltaExplorer(data, plots=False)
+    explorer.metric.value = "comp"
+    label, (qid, retriever) = explorer.queries.options[0]
+    for name in data.runs:  # every selected retriever's scores in the row, the row's retriever first
+        assert f"{name}: " in label
+    assert label.split("(", 1)[1].startswith(f"{retriever}: ")
+    everything = len(explorer.queries.options)
+    explorer.positive.value = True
+    gains = explorer.points[explorer.points["gap"] > 0]["query_id"].unique()
+    assert sorted(q for _, (q, _) in explorer.queries.options) == sorted(gains)
+    assert len(explorer.queries.options) < everything  # q2 gains nothing under comp for any retriever

@@ -28,7 +28,7 @@ def test_ranked_list_marks_ground_truth_and_equivalents(data):
     # one-to-one misses a (only c of C* retrieved); ToolEq finds {b, c} complete
     scores = data.scores("bm25", "q1")
     assert scores["one_to_one_comp"] == 0.0 and scores["tooleq_comp"] == 1.0
-    assert "<td style='padding:2px 6px'>1.000</td>" in html
+    assert "<td style='padding:2px 6px'>100.0</td>" in html  # in %, as the explorer and every table
 
 
 def test_changing_retriever_and_k_updates_the_ranking(data):

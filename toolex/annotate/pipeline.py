@@ -49,15 +49,22 @@ class FolderHoldsAnotherRun(ToolexError, RuntimeError):
     """The output folder holds the artifacts of another sample, benchmark or settings."""
 
 
+#: Combinations audited per query at most: the whole product of a two-tool query's verified sets,
+#: ``(20 + 1)² − 1``, as the paper audits each combination; a query of three or more tools is cut there (its
+#: best by RRF).
+MAX_COMBINATIONS = (20 + 1) ** 2 - 1
+
+
 @dataclass(frozen=True)
 class AnnotateConfig:
     """Settings of a run; ``top_k`` candidates per sub-query (paper: 20), at most ``max_combinations`` audited
-    combinations per query, candidates from the ``pool`` (``subset``, ``category`` or ``all``)."""
+    combinations per query (:data:`MAX_COMBINATIONS`), candidates from the ``pool`` (``subset``, ``category``
+    or ``all``)."""
 
     retriever: str = "dense:mpnet"
     pool: str = "all"
     top_k: int = 20
-    max_combinations: int = 20
+    max_combinations: int = MAX_COMBINATIONS
     rrf_k: int = RRF_K
 
 

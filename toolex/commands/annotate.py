@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from toolex.annotate.judges import JUDGES
+from toolex.annotate.pipeline import MAX_COMBINATIONS
 from toolex.data import DEFAULT_BENCHMARKS, POOLS, load_benchmark
 from toolex.errors import InputError
 
@@ -31,7 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "retrievers uses)")
     parser.add_argument("--pool", choices=POOLS, default="all", help="candidate pool (default: all)")
     parser.add_argument("--top-k", type=int, default=20, help="candidates per sub-query (default 20)")
-    parser.add_argument("--max-combinations", type=int, default=20, help="audited combinations per query")
+    parser.add_argument("--max-combinations", type=int, default=MAX_COMBINATIONS,
+                        help=f"audited combinations per query (default {MAX_COMBINATIONS}: every combination "
+                             "of a two-tool query)")
     parser.add_argument("--sample", type=int,
                         help="annotate a reproducible sample of N queries per benchmark")
     parser.add_argument("--seed", type=int, default=0, help="sample seed")

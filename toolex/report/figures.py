@@ -191,16 +191,16 @@ def credit_distribution(per_query: pd.DataFrame, metric: str, title: str) -> Any
     rows = per_query[per_query["metric"] == metric]
     retrievers = list(dict.fromkeys(rows["retriever"]))
     fig, axes = plt.subplots(1, len(retrievers), figsize=(4.2 * len(retrievers), 3.2), squeeze=False)
-    bins = np.linspace(0.0, 1.0, round(1 / CREDIT_BIN) + 1)
+    bins = 100 * np.linspace(0.0, 1.0, round(1 / CREDIT_BIN) + 1)  # in points, as every table shows them
     for ax, name in zip(axes[0], retrievers):
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of queries: no half a query
         own = rows[rows["retriever"] == name]
         for kind, colour in (("over", "tab:red"), ("under", "tab:blue")):
-            values = own[kind][own[kind] > 0]
+            values = 100 * own[kind][own[kind] > 0]
             ax.hist(values, bins=bins, alpha=0.6, color=colour,
                     label=f"{kind}-credit ({len(values)} queries)")
         ax.set_title(f"{name} ({len(own)} queries)", fontsize=9)
-        ax.set_xlabel(f"|ours − gold| {metric} per query")
+        ax.set_xlabel(f"|ours − gold| {metric} per query, points")
         ax.set_ylabel("queries")
         ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=10)

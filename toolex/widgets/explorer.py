@@ -11,6 +11,7 @@ import pandas as pd
 from toolex.metrics import NAMES, ONE_TO_ONE, TOOLEQ, Measure, long
 from toolex.metrics.long import ALL
 from toolex.metrics.measures import HEADLINE, KIND_LABEL
+from toolex.report.units import readable
 from toolex.style import retriever_colour
 from toolex.widgets.data import InspectorData
 from toolex.widgets.inspector import QueryInspector
@@ -63,6 +64,22 @@ def paper_summary(paper: pd.DataFrame, metric: str, k: int, category: str = ALL)
     return table.assign(delta=table[TOOLEQ] - table[ONE_TO_ONE])
 
 
+def query_options(data: InspectorData, points: pd.DataFrame, positive_only: bool = False,
+                  ) -> list[tuple[str, tuple[str, str]]]:
+    """The query list: one row per query, largest gap first, its label giving every retriever's one-to-one →
+    ToolEq (in %; the row's retriever, the one with the largest gap, first); the row opens that retriever.
+    ``positive_only``: only queries where some retriever gains."""
+    scores: dict[str, list[str]] = {}
+    for r in points.itertuples():
+        scores.setdefault(str(r.query_id), []).append(
+            f"{r.retriever}: {100 * r.one_to_one:.1f} → {100 * r.tooleq:.1f}")
+    first = points.drop_duplicates("query_id")
+    if positive_only:
+        first = first[first["gap"] > 0]
+    return [(query_label(data, r.query_id, "; ".join(scores[str(r.query_id)]) + " %"),
+             (str(r.query_id), str(r.retriever))) for r in first.itertuples()]
+
+
 class DeltaExplorer:
     """Pick retrievers, metric, K and category; selecting a query in the list opens it in ``inspector``."""
 
@@ -74,6 +91,8 @@ class DeltaExplorer:
         self.metric = widgets.Dropdown(options=list(NAMES), value=HEADLINE.name, description="metric")
         self.k = widgets.Dropdown(options=list(KS), value=k if k in KS else HEADLINE.k, description="K")
         self.category = widgets.Dropdown(options=category_options(data), value=ALL, description="category")
+        self.positive = widgets.Checkbox(value=False, description="gap > 0 only", indent=False)
+        self.positive.add_class("toolex-explorer-positive")
         self.queries = widgets.Select(options=[], rows=8, description="queries",
                                       layout=widgets.Layout(width="95%"))
         self.queries.add_class("toolex-explorer-queries")
@@ -85,14 +104,15 @@ class DeltaExplorer:
         self.scatter = widgets.Output()
         self.summary = pd.DataFrame()
         self.points = pd.DataFrame()
-        controls = widgets.HBox([self.retrievers, widgets.VBox([self.metric, self.k, self.category])])
+        controls = widgets.HBox([self.retrievers, widgets.VBox([self.metric, self.k, self.category,
+                                                                self.positive])])
         self.widget = widgets.VBox([widgets.HTML(f"<small>{data.label}</small>"), controls,
                                     widgets.HBox([self.table, self.paper_table]),
                                     widgets.HBox([self.bars, self.scatter]),
                                     widgets.HTML("<b>Queries by ToolEq − one-to-one gap</b> (select one to "
                                                  "inspect it)"),
                                     self.queries])
-        for control in (self.retrievers, self.metric, self.k, self.category):
+        for control in (self.retrievers, self.metric, self.k, self.category, self.positive):
             control.observe(self._changed, names="value")
         self.queries.observe(self._selected, names="value")
         self.refresh()
@@ -126,12 +146,10 @@ class DeltaExplorer:
             return
         self.summary = category_summary(self.data, names, metric, k, category)
         self.points = query_points(self.data, names, metric, k, category)
-        ours = self.summary.to_html(index=False, float_format=lambda v: f"{v:.2f}")
+        ours = readable(self.summary).to_html(index=False, float_format=lambda v: f"{v:.2f}")
         self.table.value = f"<b>ours</b> <small>(query-weighted)</small>{ours}"
         self.paper_table.value = self._paper_html(metric, k, category)
-        first = self.points.drop_duplicates("query_id")
-        options = [(query_label(self.data, r.query_id, f"{r.retriever}: {r.one_to_one:.2f} → {r.tooleq:.2f}"),
-                    (r.query_id, r.retriever)) for r in first.itertuples()]
+        options = query_options(self.data, self.points, self.positive.value)
         self.queries.unobserve(self._selected, names="value")
         self.queries.options = options
         self.queries.value = None
@@ -175,11 +193,11 @@ class DeltaExplorer:
         with self.scatter:
             fig, ax = plt.subplots(figsize=(3.4, 3))
             for name, group in self.points.groupby("retriever", sort=False):
-                ax.scatter(group.one_to_one, group.tooleq, s=10, alpha=0.5, label=name,
+                ax.scatter(100 * group.one_to_one, 100 * group.tooleq, s=10, alpha=0.5, label=name,
                            color=retriever_colour(str(name)))
-            ax.plot([0, 1], [0, 1], color="0.5", lw=0.7)
-            ax.set_xlabel(f"{KIND_LABEL[ONE_TO_ONE]} {key}")
-            ax.set_ylabel(f"{KIND_LABEL[TOOLEQ]} {key}")
+            ax.plot([0, 100], [0, 100], color="0.5", lw=0.7)
+            ax.set_xlabel(f"{KIND_LABEL[ONE_TO_ONE]} {key} (%)")
+            ax.set_ylabel(f"{KIND_LABEL[TOOLEQ]} {key} (%)")
             ax.legend(fontsize=7)
             fig.tight_layout()
             plt.show()

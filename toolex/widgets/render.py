@@ -138,14 +138,14 @@ def combinations_html(data: InspectorData, query_id: str) -> str:
 def ranking_html(data: InspectorData, retriever: str, query_id: str, k: int = 10) -> str:
     """The retriever's top ``k`` with C* and verified equivalents highlighted, and the query's scores."""
     scores = data.scores(retriever, query_id, k)
-    score_rows = [[f"{m}@{k}", f"{scores[f'one_to_one_{m}']:.3f}", f"{scores[f'tooleq_{m}']:.3f}"]
-                  for m in NAMES]
+    score_rows = [[f"{m}@{k}", f"{100 * scores[f'one_to_one_{m}']:.1f}", f"{100 * scores[f'tooleq_{m}']:.1f}"]
+                  for m in NAMES]  # in %, as the explorer's bars and every table
     ranking = data.ranking(retriever, query_id, k)
     rows = [[str(r.rank), tool_html(data, r.tool_id), f"{r.score:.4f}", escape(r.mark)] for r in ranking]
     legend = (f"<p><span style='background:{COLOURS[GROUND_TRUTH]}'>&nbsp;ground truth (C*)&nbsp;</span> "
               f"<span style='background:{COLOURS[EQUIVALENT]}'>&nbsp;verified equivalent&nbsp;</span></p>")
     return (f"<div class='toolex-scores'><h4>{escape(retriever)} — scores of this query</h4>"
-            + _table(["metric", "one-to-one", "ToolEq"], score_rows) + "</div>"
+            + _table(["metric", "one-to-one (%)", "ToolEq (%)"], score_rows) + "</div>"
             + f"<h4>{escape(retriever)} — top {k}</h4>" + legend
             + _table(["rank", "tool", "score", "mark"], rows,
                      [COLOURS.get(r.mark, "") for r in ranking]))
