@@ -67,3 +67,20 @@ def test_a_long_notebook_says_it_is_still_running_and_has_no_cell_limit(tmp_path
     assert "01_slow.ipynb still running (1 s)" in out and "01_slow.ipynb done in" in out
     _write(notebooks, "01_slow.ipynb", "import time\ntime.sleep(5)")
     assert runner.main(["--smoke", "1", "--cell-timeout", "1"]) == 1
+
+
+def test_the_heartbeat_says_what_a_long_stage_is_doing(tmp_path, monkeypatch, capsys):
+    notebooks, build = tmp_path / "notebooks", tmp_path / "build"
+    notebooks.mkdir()
+    _write(notebooks, "01_encodes.ipynb",
+           "import time\nfrom toolex.io.progress import Tracker\n"
+           "tracker = Tracker('encode (all-mpnet-base-v2)', 4, 'texts', every=0.0)\n"
+           "for _ in range(4):\n    time.sleep(0.8)\n    tracker.update()")
+    monkeypatch.setenv("TOOLEX_BUILD", str(build))
+    monkeypatch.delenv(runner.progress.ENV, raising=False)
+    monkeypatch.setattr(runner.paths, "ROOT", tmp_path)
+    monkeypatch.setattr(runner, "HEARTBEAT_S", 1.0)
+    assert runner.main(["--smoke", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "01_encodes.ipynb still running (1 s): encode (all-mpnet-base-v2): " in out
+    assert "/4 texts" in out

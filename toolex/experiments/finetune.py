@@ -43,6 +43,7 @@ from toolex.data.checksum import file_sha256
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.errors import InputError
 from toolex.io.annotations import read_annotations
+from toolex.io.progress import Tracker
 from toolex.retrieval.base import retrieve_queries
 from toolex.retrieval.encoders import FINETUNED_ALIAS, embedded_model
 from toolex.retrieval.spec import build_retriever
@@ -244,6 +245,8 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     tokenize = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers >= 5.2 renamed it
     model.train()
     losses = []
+    labels = "one-to-one labels" if settings.labels is None else "ToolEq labels"
+    tracker = Tracker(f"fine-tune {settings.base} ({labels}, {len(triples):,} triples)", len(plan), "batches")
     for batch in tqdm(plan, desc="fine-tune", disable=not progress, unit="batch"):
         columns = ([t.query for t in batch], [t.positive for t in batch], [t.negative for t in batch])
         features = [{k: v.to(model.device) if isinstance(v, torch.Tensor) else v
@@ -255,6 +258,7 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
         schedule.step()
         optimiser.zero_grad()
         losses.append(round(float(loss.detach()), 5))
+        tracker.update()
     model.eval()
     model.max_seq_length = reads  # the tuned model reads what its base reads, so only the weights differ
     manifest = _manifest(settings, benchmarks, triples, len(plan), losses, reads, started)

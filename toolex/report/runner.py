@@ -21,6 +21,7 @@ from pathlib import Path
 from toolex import paths
 from toolex.annotate.judges.factory import JUDGES
 from toolex.experiments.settings import flag
+from toolex.io import progress
 from toolex.report import expected
 
 NOTEBOOK = re.compile(r"^\d\d_.+\.ipynb$")
@@ -35,6 +36,8 @@ def notebooks(folder: str | Path | None = None, only: Sequence[str] = ()) -> lis
 
 #: Seconds between two "still running" lines of a notebook.
 HEARTBEAT_S = 30.0
+#: Where a notebook's long stages write their progress line (:mod:`toolex.io.progress`), in the output folder.
+PROGRESS_FILE = "progress.txt"
 
 
 def run_notebook(path: Path, out_dir: Path, parameters: dict, timeout: int | None = None,
@@ -45,13 +48,16 @@ def run_notebook(path: Path, out_dir: Path, parameters: dict, timeout: int | Non
     import papermill as pm
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
+    start, since = time.perf_counter(), time.time()
     done, every = threading.Event(), heartbeat or HEARTBEAT_S
+    progress_file = out_dir / PROGRESS_FILE
+    os.environ[progress.ENV] = str(progress_file)  # the kernel inherits it: its long stages report there
 
     def beat() -> None:
         while not done.wait(every):
-            print(f"[toolex.report] {path.name} still running ({_elapsed(time.perf_counter() - start)})",
-                  flush=True)
+            doing = progress.latest(progress_file, since)
+            print(f"[toolex.report] {path.name} still running ({_elapsed(time.perf_counter() - start)})"
+                  + (f": {doing}" if doing else ""), flush=True)
 
     threading.Thread(target=beat, daemon=True).start()
     try:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from toolex import keys, paths
+from toolex.io.progress import Tracker
 
 MAGIC = b"TXEMB001"
 DIGEST = 32
@@ -177,6 +178,8 @@ class EmbeddingCache:
             from tqdm.auto import tqdm
 
             bar = tqdm(total=len(missing), desc=desc, disable=not progress, unit="text")
+            model = str(self.settings.get("model", "encoder")).rstrip("/").split("/")[-1]
+            tracker = Tracker(f"{desc} ({model})", len(missing), "texts")
             for start in range(0, len(missing), batch_size):
                 chunk = missing[start:start + batch_size]
                 vectors = np.asarray(encode(chunk), dtype=np.float32)
@@ -184,6 +187,7 @@ class EmbeddingCache:
                 self.put(chunk, vectors)
                 computed.update(zip(chunk, vectors))
                 bar.update(len(chunk))
+                tracker.update(len(chunk))
             bar.close()
         rows = [v if v is not None else computed[t] for t, v in zip(texts, found)]
         if not rows:
