@@ -23,5 +23,5 @@ test-browser: ## Voila serves the query inspector, headless chromium drives it (
 browser-deps: ## install Debian's chromium for the browser tests (apt-get; no browser download)
 	test -x $(CHROMIUM) || ($(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium)
 
-inspector: ## serve the query inspector with Voila on 127.0.0.1 (INSPECTOR_PORT, 8866); idle kernels culled after 120 s
+inspector: ## serve the query inspector with Voila on 127.0.0.1 (INSPECTOR_PORT, 8866); a closed tab's kernel is culled after 120 s idle (measured up to about 5 min when the browser process is killed)
 	$(PY) -m toolex.widgets.serve --port=$(INSPECTOR_PORT)

@@ -11,6 +11,7 @@ import pytest
 
 from toolex.annotate.pipeline import STAGE_FILES, AnnotateConfig
 from toolex.annotate.run_folder import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, VERIFIED
+from toolex.commands.release import PARTS, part
 from toolex.errors import InputError
 from toolex.experiments import release, workspace
 from toolex.experiments.datasheet import annotation_counts, datasheet
@@ -161,15 +162,30 @@ def test_the_datasheet_counts_from_the_annotations(tmp_path):
     assert "the queries of test data" in text and "1 queries (50.0 %)" in text and "MIT" in text
 
 
-def test_the_kept_release_verifies_and_matches_the_current_judge_and_data():
-    """What `toolex release verify` checks, run by CI: a judge or data change must come with a new release."""
-    kept = release.default_release()
+@pytest.mark.parametrize("name", PARTS)
+def test_the_kept_release_verifies_and_matches_the_current_judge_and_data(name):
+    """What `toolex release verify` checks, run by CI, for every part `make paper` reads: a judge or data
+    change must come with a new release."""
+    kept = release.paths.release_dir() / name
     if not (kept / release.RELEASE_FILE).exists():
-        pytest.fail(f"no ToolEq release at {kept}; build it with `make release`")
-    folder, parts, _ = workspace.default_folder()
-    result = release.verify(kept, folder.folder.name, parts)
+        pytest.fail(f"no {name} release at {kept}; build it with `make release`")
+    found = part(name)
+    result = release.verify(kept, found.folder.folder.name, found.key_parts)
     assert result.ok, result.lines()
     assert result.matches, result.reason
+
+
+def test_a_folder_is_unpacked_from_whichever_release_holds_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLEX_RELEASE", str(tmp_path / "releases"))
+    first = annotation_folder(tmp_path / "made", "offline-aaa111")
+    second = annotation_folder(tmp_path / "made", "skilleq-bbb222")
+    release.build(first, release.paths.release_dir() / "tooleq", {"key_parts": {}}, "sheet")
+    release.build(second, release.paths.release_dir() / "skilleq", {"key_parts": {}}, "sheet")
+    assert [p.name for p in release.releases()] == ["skilleq", "tooleq"]
+    assert release.holding("skilleq-bbb222") == release.paths.release_dir() / "skilleq"
+    assert release.holding("offline-ccc333") is None
+    (release.paths.release_dir() / "tooleq" / release.RELEASE_FILE).write_text("not json")
+    assert release.holding("offline-aaa111") is None  # an unreadable record holds nothing
 
 
 @pytest.mark.slow

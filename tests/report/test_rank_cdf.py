@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from toolex.report import rank_cdf
 from toolex.report.rank_cdf import best_ranks, cdf, cdf_table, summary
 
 RUN = {
@@ -49,3 +51,19 @@ def test_cdf_table_has_the_three_curves():
     table = cdf_table(best_ranks(RUN, REFS, EQUIVALENTS, POOLS), max_rank=3)
     assert list(table.columns) == ["rank", "ground truth (C*)", "best verified equivalent", "random negative"]
     assert table["best verified equivalent"].tolist() == [0.0, 100.0, 100.0]
+
+
+def test_the_top_k_shares_carry_wilson_intervals_and_the_figure_draws_them():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from toolex.report import figures
+
+    frame = pd.DataFrame({"gt_rank": [1, 2, 50, np.nan], "equivalent_rank": [3, np.nan, 4, 5],
+                          "negative_rank": [90, np.nan, np.nan, 70], "n_equivalents": [1, 1, 2, 1]})
+    bounds = rank_cdf.top_intervals(frame, 10)
+    low, high = bounds["ground truth (C*)"]  # 2 of 4 within the top 10: Wilson (15.0, 85.0)
+    assert low == pytest.approx(15.0, abs=0.1) and high == pytest.approx(85.0, abs=0.1)
+    assert bounds["random negative"][0] == 0.0
+    fig = figures.rank_cdf_plot({"bm25": rank_cdf.cdf_table(frame)}, "t", 10, intervals={"bm25": bounds})
+    assert len(fig.axes[0].containers) == 3  # one error bar per curve at the cut-off

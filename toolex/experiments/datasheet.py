@@ -41,11 +41,12 @@ def _validation_lines() -> list[str]:
     transfer = paths.validation_dir() / "judge_transfer.json"
     if transfer.exists():
         data = json.loads(transfer.read_text(encoding="utf-8"))
-        lines.append("| report part | retriever | recovered share | over-credit | under-credit |")
+        lines.append("| report part | retriever | recovered share | over-credit, points | "
+                     "under-credit, points |")
         lines.append("|---|---|---:|---:|---:|")
         for row in data["default_on_report_parts"]:
             lines.append(f"| {row['reported_on']} | {row['retriever']} | {row['recovered']:.2f} | "
-                         f"{row['over_credit']:.3f} | {row['under_credit']:.3f} |")
+                         f"{100 * row['over_credit']:.1f} | {100 * row['under_credit']:.1f} |")
     report = paths.validation_dir() / "sgd_report_offline.json"
     if report.exists():
         lines.append("")
@@ -78,8 +79,28 @@ def _method_lines(manifest: dict[str, Any]) -> list[str]:
     ]
 
 
-def datasheet(folder: str | Path, workspace: str) -> str:
-    """The datasheet text of a release of the annotation folder ``folder``."""
+#: Per release part: its title, what its queries are, and the licences of what it holds.
+KINDS: dict[str, dict[str, Any]] = {
+    "tooleq": {"title": "ToolEq: expanded annotations of the toolex default setting",
+               "licences": list(LICENCES.values()),
+               "sgd": "this release holds no SGD data"},
+    "skilleq": {"title": "SkillEq: expanded annotations of the toolex skill extension",
+                "licences": ["Agent skills: a public mirror of 361 skill repositories "
+                             "(gabrielmoreira/agent-skills-mirror), MIT for the mirror; each upstream "
+                             "repository keeps its own licence. The queries were written by "
+                             "Qwen2.5-Coder-1.5B-Instruct from seed skills (kept in data/skills)."],
+                "sgd": "this release holds no SGD data"},
+    "sgd-report": {"title": "sgd/report: ToolEX's annotations of the Schema-Guided Dialogue report domains",
+                   "licences": ["Schema-Guided Dialogue (Rastogi et al. 2020), CC BY-SA 4.0: the sub-queries "
+                                "quote user turns and the ids name SGD services and intents, so this part is "
+                                "shared under CC BY-SA 4.0 with that attribution."],
+                   "sgd": "this part holds SGD ids and user turns (CC BY-SA 4.0, above)"},
+}
+
+
+def datasheet(folder: str | Path, workspace: str, kind: str = "tooleq") -> str:
+    """The datasheet of a release of the annotation folder ``folder`` (``kind``: one of :data:`KINDS`)."""
+    about = KINDS[kind]
     folder = Path(folder)
     manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     counts = annotation_counts(folder)
@@ -92,7 +113,7 @@ def datasheet(folder: str | Path, workspace: str) -> str:
     table += [f"| {r['category']} | {r['queries']} | {100 * r['gaining'] / r['queries']:.1f} % | "
               f"{r['combinations_per_query']:.2f} |" for r in counts]
     return "\n".join([
-        "# ToolEq: expanded annotations of the toolex default setting",
+        f"# {about['title']}",
         "",
         "## What it is",
         f"Every valid tool combination ToolEX found for the queries of {workspace}: per query its "
@@ -127,8 +148,8 @@ def datasheet(folder: str | Path, workspace: str) -> str:
         "so.",
         "",
         "## Sources and licences",
-        *[f"- {text}" for text in LICENCES.values()],
+        *[f"- {text}" for text in about["licences"]],
         "- The judge was fitted on Schema-Guided Dialogue and SGD-X (Rastogi et al. 2020; Lee et al. 2022), "
-        "CC BY-SA 4.0; this release holds no SGD data.",
+        f"CC BY-SA 4.0; {about['sgd']}.",
         "",
     ])

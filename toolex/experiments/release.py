@@ -1,6 +1,7 @@
 """A ToolEq release: the default setting's expanded annotations as data, with a manifest and a datasheet.
 
-A release folder (``data/release/tooleq/`` by default, :func:`toolex.paths.release_dir`) holds
+A release folder (``data/release/tooleq/`` for the default setting; ``data/release/skilleq/`` and
+``data/release/sgd-report/`` for the other annotation folders ``make paper`` reads, :func:`releases`) holds
 
 - ``annotations.jsonl.gz``: per query, its id, category, C* and every valid combination (ToolEq);
 - ``subqueries.jsonl.gz``, ``verified.jsonl.gz``, ``query_combo_verified.jsonl.gz``: the other stage files
@@ -227,3 +228,22 @@ def restore(release: str | Path, target: str | Path) -> bool:
 
 def default_release() -> Path:
     return paths.release_dir() / "tooleq"
+
+
+def releases(root: str | Path | None = None) -> list[Path]:
+    """Every release folder under ``root`` (default :func:`toolex.paths.release_dir`): the ToolEq release of
+    the default setting and the other annotation folders ``make paper`` reads (SkillEq, the validation)."""
+    root = Path(root) if root else paths.release_dir()
+    return sorted(p.parent for p in root.glob(f"*/{RELEASE_FILE}"))
+
+
+def holding(folder_name: str, root: str | Path | None = None) -> Path | None:
+    """The release that holds the annotation folder ``folder_name``, if one does (an unreadable release
+    record holds nothing)."""
+    for candidate in releases(root):
+        try:
+            if read(candidate).get("folder") == folder_name:
+                return candidate
+        except InputError:
+            continue
+    return None

@@ -197,12 +197,14 @@ def _adopt_former(folder: ArtifactFolder, label: str, former_key: str) -> None:
 
 
 def _from_release(folder: ArtifactFolder) -> None:
-    """Unpack the ToolEq release into ``folder`` when it holds that very folder; a damaged release is
-    reported and the folder computed instead."""
-    kept = release.default_release()
+    """Unpack the release that holds that very folder (:func:`toolex.experiments.release.holding`) into
+    ``folder``; a damaged release is reported and the folder computed instead."""
+    kept = release.holding(folder.folder.name)
+    if kept is None:
+        return
     try:
         if release.restore(kept, folder.folder):
-            print(f"[toolex] annotations {folder.folder.name} unpacked from the ToolEq release "
+            print(f"[toolex] annotations {folder.folder.name} unpacked from the release "
                   f"{paths.portable(kept)} (TOOLEX_FROM_SCRATCH=1 recomputes them)", file=sys.stderr)
     except ToolexError as exc:
         print(f"[toolex] the ToolEq release {paths.portable(kept)} is damaged ({exc}); computing "

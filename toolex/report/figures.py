@@ -138,15 +138,24 @@ def _error_bars(frame: pd.DataFrame, column: str, values: np.ndarray) -> np.ndar
 
 
 def rank_cdf_plot(tables: pd.DataFrame | Mapping[str, pd.DataFrame], title: str, cutoff: int = 10,
-                  paper: Mapping[str, float] | None = None, paper_label: str = "") -> Any:
+                  paper: Mapping[str, float] | None = None, paper_label: str = "",
+                  intervals: Mapping[str, Mapping[str, tuple[float, float]]] | None = None) -> Any:
     """The CDF curves of :func:`toolex.report.rank_cdf.cdf_table` (one table, or one per retriever: a line
-    style each), the top-``cutoff`` line and, when given, the paper's top-``cutoff`` shares as markers."""
+    style each), the top-``cutoff`` line, each curve's 95 % interval there (``intervals``: per retriever, per
+    series label, :func:`toolex.report.rank_cdf.top_intervals`) and, when given, the paper's top-``cutoff``
+    shares as markers."""
     runs = {"": tables} if isinstance(tables, pd.DataFrame) else dict(tables)
     fig, ax = plt.subplots(figsize=(6.4, 3.9))
-    for (name, table), style in zip(runs.items(), itertools.cycle(("-", "--", ":", "-."))):
+    for i, ((name, table), style) in enumerate(zip(runs.items(), itertools.cycle(("-", "--", ":", "-.")))):
         for label, colour in zip(SERIES.values(), SERIES_COLOURS):
             ax.step(table["rank"], table[label], where="post", color=colour, ls=style,
                     label=f"{label} ({name})" if name else label)
+            bounds = (intervals or {}).get(name, {}).get(label)
+            if bounds:  # side by side at the cut-off, one per retriever
+                at = float(table.loc[table["rank"] == cutoff, label].iloc[0])
+                x = cutoff * (1 + 0.06 * (i - (len(runs) - 1) / 2))
+                ax.errorbar([x], [at], yerr=[[max(at - bounds[0], 0)], [max(bounds[1] - at, 0)]],
+                            color=colour, capsize=2, lw=0.9, fmt="none", zorder=3)
     if paper:
         for key, colour in zip(SERIES, SERIES_COLOURS):
             value = paper.get(PAPER_SHARE[key].format(k=cutoff))

@@ -15,6 +15,7 @@ import pandas as pd
 
 from toolex.experiments.workspace import Annotated, Workspace
 from toolex.io.trec import Run, ranked
+from toolex.metrics.intervals import wilson
 
 SERIES = {"gt_rank": "ground truth (C*)", "equivalent_rank": "best verified equivalent",
           "negative_rank": "random negative"}
@@ -89,6 +90,17 @@ def summary(ranks: pd.DataFrame, cutoff: int = 10) -> dict[str, float]:
         f"random_negative_in_top{cutoff}_pct": pct(inside["negative_rank"]),
         f"gt_outside_equivalent_inside_top{cutoff}_pct": pct(~inside["gt_rank"] & inside["equivalent_rank"]),
     }
+
+
+def top_intervals(ranks: pd.DataFrame, cutoff: int = 10) -> dict[str, tuple[float, float]]:
+    """Per series (its label): the 95 % Wilson interval, in percent, of the share of queries with a verified
+    equivalent whose best rank is within ``cutoff`` (the shares Figure 4 states)."""
+    sub = ranks[ranks.n_equivalents > 0]
+    out = {}
+    for column, label in SERIES.items():
+        low, high = wilson(float(sub[column].le(cutoff).sum()), len(sub))
+        out[label] = (100 * low, 100 * high)
+    return out
 
 
 def cdf_table(ranks: pd.DataFrame, max_rank: int = 100) -> pd.DataFrame:

@@ -225,7 +225,11 @@ def ensure_skilleq(benchmark: Benchmark, judge: str = "offline", config: Annotat
     """
 
     config = config or AnnotateConfig()
-    label = f"skilleq-{benchmark_folder(benchmark).name}-{slug(judge)}"
-    folder = ensure_toolex(label, skilleq_key(benchmark), [benchmark], benchmark.queries, config, judge,
-                           progress)
+    folder = ensure_toolex(skilleq_label(benchmark, judge), skilleq_key(benchmark), [benchmark],
+                           benchmark.queries, config, judge, progress)
     return folder.folder
+
+
+def skilleq_label(benchmark: Benchmark, judge: str = "offline") -> str:
+    """The name of SkillEq's annotation folder before its key: ``skilleq-<setting>-<generator>-<judge>``."""
+    return f"skilleq-{benchmark_folder(benchmark).name}-{slug(judge)}"
