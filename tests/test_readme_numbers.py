@@ -29,19 +29,22 @@ def kept_as_printed(number: str, values: pd.Series) -> bool:
     return bool(((values - float(number)).abs() <= 0.5 * 10 ** -decimals + 0.5e-4 + 1e-9).any())
 
 
+def json_numbers(value: object) -> list[float]:
+    """Every number of a JSON document."""
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in json_numbers(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in json_numbers(v)]
+    return [float(value)] if isinstance(value, int | float) and not isinstance(value, bool) else []
+
+
 def paper_numbers() -> list[float]:
     """Every number of the paper's Table 1 and claims (the paper's values the README sets beside ours)."""
     from toolex.paper import load_claims, load_table1
 
-    def walk(value: object) -> list[float]:
-        if isinstance(value, dict):
-            return [n for v in value.values() for n in walk(v)]
-        if isinstance(value, list):
-            return [n for v in value for n in walk(v)]
-        return [float(value)] if isinstance(value, int | float) and not isinstance(value, bool) else []
-
     table = load_table1()
-    return walk(load_claims()) + [float(v) for v in table.to_numpy().ravel() if isinstance(v, int | float)]
+    return (json_numbers(load_claims())
+            + [float(v) for v in table.to_numpy().ravel() if isinstance(v, int | float)])
 
 
 def test_the_readme_states_default_numbers_only_from_a_kept_file():
@@ -90,15 +93,6 @@ def test_the_readme_states_downstream_numbers_only_from_the_kept_run():
 
 
 KEPT_BLOCK = re.compile(r"<!-- kept-numbers: ([^ ]+) -->(.*?)<!-- /kept-numbers -->", re.S)
-
-
-def json_numbers(value: object) -> list[float]:
-    """Every number of a JSON document."""
-    if isinstance(value, dict):
-        return [n for v in value.values() for n in json_numbers(v)]
-    if isinstance(value, list):
-        return [n for v in value for n in json_numbers(v)]
-    return [float(value)] if isinstance(value, int | float) and not isinstance(value, bool) else []
 
 
 def kept_numbers(path: Path) -> pd.Series:
