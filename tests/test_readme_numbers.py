@@ -100,13 +100,28 @@ def kept_numbers(path: Path) -> pd.Series:
     mean and range over draws)."""
     import json
 
-    numbers = pd.Series(json_numbers(json.loads(path.read_text(encoding="utf-8"))))
+    document = json.loads(path.read_text(encoding="utf-8"))
+    numbers = pd.Series(json_numbers(document))
+    credit = pd.Series(credit_numbers(document))
     if path.name == "judge_transfer.json":
         from toolex.report.transfer import kept_study
 
         labels = kept_study(path)["labels"]
         numbers = pd.concat([numbers, labels.select_dtypes("number").stack().astype(float)])
-    return pd.concat([numbers, 100 * numbers])  # NDCG differences are stated in points
+        credit = pd.concat([credit, *(labels[c] for c in labels.columns if str(c).startswith(CREDIT))])
+    return pd.concat([numbers, 100 * credit])  # over- and under-credit are stated in points
+
+
+CREDIT = ("over_credit", "under_credit")
+
+
+def credit_numbers(value: object) -> list[float]:
+    """The over- and under-credit values of a JSON document (fractions; the README states them in points)."""
+    if isinstance(value, dict):
+        return [n for k, v in value.items() for n in (json_numbers(v) if k in CREDIT else credit_numbers(v))]
+    if isinstance(value, list):
+        return [n for v in value for n in credit_numbers(v)]
+    return []
 
 
 def test_the_readme_states_study_numbers_only_from_the_kept_study():

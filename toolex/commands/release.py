@@ -67,7 +67,9 @@ def part(name: str) -> Part:
         described = f"{benchmark.name} ({len(benchmark.queries)} queries, {len(benchmark.tools)} skills)"
         about = {"name": f"SkillEq (toolex skill extension){setting}", "settings": asdict(skill_settings),
                  "workspace": described, "key_parts": parts}
-        return Part(name, folder, parts, about, described, lambda: ensure_skilleq(benchmark), "skilleq")
+        template = "-template-" in folder.folder.name  # the queries were written by the template generator
+        kind = "skilleq-template" if template else "skilleq"
+        return Part(name, folder, parts, about, described, lambda: ensure_skilleq(benchmark), kind)
     validation = name.startswith("sgd-report")
     settings = validation_settings("offline", smoke=smoke) if validation else ReportSettings.make(smoke=smoke)
     folder, parts, workspace = default_folder(settings)

@@ -90,6 +90,12 @@ KINDS: dict[str, dict[str, Any]] = {
                              "repository keeps its own licence. The queries were written by "
                              "Qwen2.5-Coder-1.5B-Instruct from seed skills (kept in data/skills)."],
                 "sgd": "this release holds no SGD data"},
+    "skilleq-template": {"title": "SkillEq: expanded annotations of the toolex skill extension",
+                         "licences": ["Agent skills: a public mirror of 361 skill repositories "
+                                      "(gabrielmoreira/agent-skills-mirror), MIT for the mirror; each "
+                                      "upstream repository keeps its own licence. The queries were written "
+                                      "from seed skills by toolex's offline template generator."],
+                         "sgd": "this release holds no SGD data"},
     "sgd-report": {"title": "sgd/report: ToolEX's annotations of the Schema-Guided Dialogue report domains",
                    "licences": ["Schema-Guided Dialogue (Rastogi et al. 2020), CC BY-SA 4.0: the sub-queries "
                                 "quote user turns and the ids name SGD services and intents, so this part is "

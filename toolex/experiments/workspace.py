@@ -207,7 +207,7 @@ def _from_release(folder: ArtifactFolder) -> None:
             print(f"[toolex] annotations {folder.folder.name} unpacked from the release "
                   f"{paths.portable(kept)} (TOOLEX_FROM_SCRATCH=1 recomputes them)", file=sys.stderr)
     except ToolexError as exc:
-        print(f"[toolex] the ToolEq release {paths.portable(kept)} is damaged ({exc}); computing "
+        print(f"[toolex] the release {paths.portable(kept)} is damaged ({exc}); computing "
               f"{folder.folder.name} instead", file=sys.stderr)
 
 

@@ -51,6 +51,7 @@ def run_notebook(path: Path, out_dir: Path, parameters: dict, timeout: int | Non
     start, since = time.perf_counter(), time.time()
     done, every = threading.Event(), heartbeat or HEARTBEAT_S
     progress_file = out_dir / PROGRESS_FILE
+    before = os.environ.get(progress.ENV)
     os.environ[progress.ENV] = str(progress_file)  # the kernel inherits it: its long stages report there
 
     def beat() -> None:
@@ -66,6 +67,10 @@ def run_notebook(path: Path, out_dir: Path, parameters: dict, timeout: int | Non
                             execution_timeout=timeout)
     finally:
         done.set()
+        if before is None:
+            os.environ.pop(progress.ENV, None)
+        else:
+            os.environ[progress.ENV] = before
     trust(out_dir / path.name)
     return time.perf_counter() - start
 

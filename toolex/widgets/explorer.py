@@ -190,7 +190,7 @@ class DeltaExplorer:
             ax.legend(fontsize=7, loc="upper right")
             fig.tight_layout()
             plt.show()
-            plt.close(fig)  # shown: a long session does not keep every drawn figure open
+            plt.close(fig)  # shown: a notebook left open does not keep every drawn figure
         with self.scatter:
             fig, ax = plt.subplots(figsize=(3.4, 3))
             for name, group in self.points.groupby("retriever", sort=False):
@@ -202,7 +202,7 @@ class DeltaExplorer:
             ax.legend(fontsize=7)
             fig.tight_layout()
             plt.show()
-            plt.close(fig)  # shown: a long session does not keep every drawn figure open
+            plt.close(fig)  # shown: a notebook left open does not keep every drawn figure
 
     def _ipython_display_(self) -> None:  # pragma: no cover - display hook
         from IPython.display import display
