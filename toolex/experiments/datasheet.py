@@ -79,23 +79,19 @@ def _method_lines(manifest: dict[str, Any]) -> list[str]:
     ]
 
 
+_SKILLS = ("Agent skills: a public mirror of 361 skill repositories (gabrielmoreira/agent-skills-mirror), "
+           "MIT for the mirror; each upstream repository keeps its own licence. The queries were written ")
+_SKILLEQ = {"title": "SkillEq: expanded annotations of the toolex skill extension",
+            "sgd": "this release holds no SGD data"}
 #: Per release part: its title, what its queries are, and the licences of what it holds.
 KINDS: dict[str, dict[str, Any]] = {
     "tooleq": {"title": "ToolEq: expanded annotations of the toolex default setting",
                "licences": list(LICENCES.values()),
                "sgd": "this release holds no SGD data"},
-    "skilleq": {"title": "SkillEq: expanded annotations of the toolex skill extension",
-                "licences": ["Agent skills: a public mirror of 361 skill repositories "
-                             "(gabrielmoreira/agent-skills-mirror), MIT for the mirror; each upstream "
-                             "repository keeps its own licence. The queries were written by "
-                             "Qwen2.5-Coder-1.5B-Instruct from seed skills (kept in data/skills)."],
-                "sgd": "this release holds no SGD data"},
-    "skilleq-template": {"title": "SkillEq: expanded annotations of the toolex skill extension",
-                         "licences": ["Agent skills: a public mirror of 361 skill repositories "
-                                      "(gabrielmoreira/agent-skills-mirror), MIT for the mirror; each "
-                                      "upstream repository keeps its own licence. The queries were written "
-                                      "from seed skills by toolex's offline template generator."],
-                         "sgd": "this release holds no SGD data"},
+    "skilleq": {**_SKILLEQ, "licences": [_SKILLS + "by Qwen2.5-Coder-1.5B-Instruct from seed skills (kept "
+                                                   "in data/skills)."]},
+    "skilleq-template": {**_SKILLEQ, "licences": [_SKILLS + "from seed skills by toolex's offline template "
+                                                            "generator."]},
     "sgd-report": {"title": "sgd/report: ToolEX's annotations of the Schema-Guided Dialogue report domains",
                    "licences": ["Schema-Guided Dialogue (Rastogi et al. 2020), CC BY-SA 4.0: the sub-queries "
                                 "quote user turns and the ids name SGD services and intents, so this part is "
