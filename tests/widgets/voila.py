@@ -6,6 +6,7 @@ import contextlib
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -46,7 +47,8 @@ def free_port() -> int:
 @contextlib.contextmanager
 def serve(notebook: Path, env: Mapping[str, str], log_path: Path, wait_s: float = 60,
           cull_s: int = CULL_S) -> Iterator[Served]:
-    """``notebook`` served by Voila as ``make inspector`` serves it (log in ``log_path``); stops on exit."""
+    """``notebook`` served by Voila as ``make inspector`` serves it (log in ``log_path``), once it answers
+    HTTP (at most ``wait_s``); stops on exit."""
     port = free_port()
     with open(log_path, "w") as log:
         proc = subprocess.Popen(voila_command(notebook, port, cull_s), cwd=notebook.parent, env=dict(env),
@@ -56,7 +58,9 @@ def serve(notebook: Path, env: Mapping[str, str], log_path: Path, wait_s: float 
             deadline = time.time() + wait_s
             while time.time() < deadline:
                 try:
-                    urllib.request.urlopen(url + "api", timeout=2)
+                    urllib.request.urlopen(url + "api", timeout=2)  # answers without starting a kernel
+                    break
+                except urllib.error.HTTPError:  # an error page is an answer: the server is up
                     break
                 except OSError:
                     if proc.poll() is not None:
