@@ -2,8 +2,9 @@
 of every recipe, the chosen recipe fitted on every calibration part and reported on every report part, the
 former default's procedure (every feature, fitted on SGD alone) beside it, the per-benchmark label workflow
 (50, 100, 150 labels, five draws each), what a perfect verifier would reach (Stage 2's top-20 and Stage 3's
-combination cap are the limit then, at today's cap and at the former 20) and the chosen judge at caps from 20
-to the default.
+combination cap are the limit then, at today's cap and at the former 20), the chosen judge at caps from 20
+to the default, and both again with the reference tool's 20 nearest tools added to Stage 2's candidates
+(``--reference-k 20``: how far the paper's sub-query retrieval alone bounds what any verifier can recover).
 
 Usage: ``python bench/judge_transfer.py [--out data/validation/judge_transfer.json] [--write-default]``;
 ``--write-default`` also writes the chosen model as the packaged default score model.
@@ -40,6 +41,8 @@ def records(frame: pd.DataFrame, extra: tuple[str, ...] = ()) -> list[dict[str, 
 #: two-tool query, :data:`~toolex.annotate.pipeline.MAX_COMBINATIONS`; 20 was the former default).
 CAPS = (20, 50, 100, 200, MAX_COMBINATIONS)
 FORMER_CAP = 20
+#: The reference tool's nearest tools added to Stage 2's candidates in the candidate-ceiling rows.
+REFERENCE_K = 20
 
 
 def area_under_curve(scores: np.ndarray, labels: np.ndarray) -> float:
@@ -97,6 +100,12 @@ def main() -> None:
                       .assign(reported_on=s, max_combinations=cap)
                       for cap in CAPS for s, p in report.items()], ignore_index=True)
     auc = {s: area_under_curve(model.probability(p.items.rows), p.items.labels) for s, p in report.items()}
+    wider = AnnotateConfig(reference_k=REFERENCE_K)
+    near = {source: transfer.load_part(source, report_part, judge, wider, candidates=encoder)
+            for source, (_, report_part) in transfer.SOURCES.items()}
+    near_ceiling = perfect_verifier(near, wider)
+    near_default = pd.concat([transfer.credit(model, p, wider).assign(reported_on=s)
+                              for s, p in near.items()], ignore_index=True)
     out = {
         "description": "offline judge chosen across sources by leave-one-source-out "
                        "(toolex.report.transfer); NDCG@10; recovered share, over- and under-credit per query",
@@ -120,6 +129,10 @@ def main() -> None:
         "perfect_verifier": records(ceiling, ("reported_on",)),
         f"perfect_verifier_{FORMER_CAP}_combinations": records(ceiling_former, ("reported_on",)),
         "combination_cap": records(caps, ("reported_on", "max_combinations")),
+        f"reference_k_{REFERENCE_K}": {
+            "items": {s: int(len(p.items.labels)) for s, p in near.items()},
+            "perfect_verifier": records(near_ceiling, ("reported_on",)),
+            "default_judge": records(near_default, ("reported_on",))},
         "score_auc_on_report_parts": auc,
         "annotate_config": {"retriever": config.retriever, "top_k": config.top_k,
                             "max_combinations": config.max_combinations},

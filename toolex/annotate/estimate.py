@@ -3,11 +3,11 @@
 Per stage: the number of calls, prompt and completion tokens and, with a price table, the cost.
 
 * decompositions: one per query; prompt tokens from the actual rendered prompts (fitted to the context).
-* verifications: sub-queries x (top_k - 1) per-candidate calls when each reference is among its top_k
-  (``calls_max``: sub-queries x top_k, the upper bound), or one call per sub-query in batched mode; prompt
-  tokens from representative rendered prompts (the sub-query's reference tool beside candidates drawn from its
-  pool; the query stands in for its sub-query, which over-counts slightly).
-* audits: at most ``min(max_combinations, (top_k + 1)^n - 1)`` per query of n tools (an upper bound: only
+* verifications: sub-queries x (k - 1) per-candidate calls when each reference is among its candidates,
+  k = top_k + reference_k (``calls_max``: sub-queries x k, the upper bound), or one call per sub-query in
+  batched mode; prompt tokens from representative rendered prompts (the sub-query's reference tool beside
+  candidates drawn from its pool; the query stands in for its sub-query, which over-counts slightly).
+* audits: at most ``min(max_combinations, (k + 1)^n - 1)`` per query of n tools (an upper bound: only
   combinations of verified tools are audited); prompt tokens from a representative rendered audit per query.
 * completion tokens: a representative answer of each stage's schema (a 20-word reason), counted by the stage's
   tokenizer; ``completion_tokens_max`` is calls x ``max_tokens``.
@@ -139,10 +139,15 @@ def estimate_run(judge: Any, benchmarks: Sequence[Benchmark], queries: Sequence[
     total["cost"] = None if None in costs else sum(costs)
     return {"stages": rows, "total": total, "truncation": truncation, "queries": len(queries),
             "sub_queries": sum(len(q.reference) for q in queries), "mode": judge.mode,
-            "config": {"top_k": config.top_k, "max_combinations": config.max_combinations,
-                       "pool": config.pool},
+            "config": {"top_k": config.top_k, "reference_k": config.reference_k,
+                       "max_combinations": config.max_combinations, "pool": config.pool},
             "models": judge.models(), "prompt_versions": {s: judge.prompt_version(s) for s in STAGES},
             "prices_per_1m": {m: {"prompt": p, "completion": c} for m, (p, c) in (prices or {}).items()}}
+
+
+def candidates_per_subquery(config: Any) -> int:
+    """Candidates a sub-query can have: its top-K and the reference's added neighbours."""
+    return int(config.top_k) + int(getattr(config, "reference_k", 0))
 
 
 def _estimate(judge: Any, queries: Sequence[Query], tools: Mapping[str, Tool], pools: Mapping[str, Any],
@@ -171,7 +176,7 @@ def _estimate(judge: Any, queries: Sequence[Query], tools: Mapping[str, Tool], p
     cursor = 0
     for q in queries:
         pool_ids = drawn[bench_of[q.id]]
-        k = min(config.top_k, len(pools[bench_of[q.id]]))
+        k = min(candidates_per_subquery(config), len(pools[bench_of[q.id]]))
         for i, tid in enumerate(q.reference):
             sub = SubQuery(i, q.text, "", "", tid)
             cands = [tools[c] for c in (pool_ids[(cursor + j) % len(pool_ids)] for j in range(sample))
@@ -209,7 +214,7 @@ def _audit_row(judge: Any, queries: Sequence[Query], tools: Mapping[str, Tool], 
     calls = 0
     for q in queries:
         pool_ids = drawn[bench_of[q.id]]
-        k = min(config.top_k, len(pools[bench_of[q.id]]))
+        k = min(candidates_per_subquery(config), len(pools[bench_of[q.id]]))
         bound = min(config.max_combinations, (k + 1) ** len(q.reference) - 1)
         if bound <= 0:
             continue
@@ -288,7 +293,7 @@ def estimate_command(args: Any, benchmarks: Sequence[Benchmark], queries: Sequen
     prices = load_prices(args.prices) if args.prices else None
     judge = build_judge(args.judge, mode=args.mode, progress=False)
     config = AnnotateConfig(retriever=args.retriever, pool=args.pool, top_k=args.top_k,
-                            max_combinations=args.max_combinations)
+                            max_combinations=args.max_combinations, reference_k=args.reference_k)
     result = estimate_run(judge, benchmarks, queries, config, prices)
     print(f"estimate for judge {judge.name} ({len(queries)} queries, {result['sub_queries']} sub-queries; "
           "calls_max: upper bounds; audits are bounded by the combination cap):")

@@ -35,7 +35,7 @@ FORMER_PROMPT_VERSION = re.compile(r"^([a-z]+-v\d+(?:-[a-z-]+)?)-([0-9a-f]{12})$
 #: Config fields by the stage they decide (the data fingerprint holds the pool's tools already).
 STAGE_CONFIG: dict[str, tuple[str, ...]] = {
     "decompose": (),
-    "verify": ("retriever", "pool", "top_k"),
+    "verify": ("retriever", "pool", "top_k", "reference_k"),
     "audit": ("max_combinations", "rrf_k"),
 }
 
@@ -95,9 +95,16 @@ def offline_identity(score_model: Any, encoder: str) -> dict[str, Any]:
     return {"kind": "offline", "score_model": score_model.identity(), "encoder": encoder}
 
 
+#: Config fields added after keys were first released, with the value that reproduces the earlier outputs: at
+#: that value a field is left out of every key, so the keys of earlier runs and releases still hold.
+LATER_FIELDS: dict[str, Any] = {"reference_k": 0}
+
+
 def config_fields(config: Any) -> dict[str, Any]:
-    """A config's fields: a dataclass instance's, else its attributes."""
-    return asdict(config) if is_dataclass(config) and not isinstance(config, type) else dict(vars(config))
+    """A config's fields that decide outputs: a dataclass instance's, else its attributes, without a
+    :data:`LATER_FIELDS` field at its earlier value."""
+    fields = asdict(config) if is_dataclass(config) and not isinstance(config, type) else dict(vars(config))
+    return {k: v for k, v in fields.items() if not (k in LATER_FIELDS and v == LATER_FIELDS[k])}
 
 
 def config_part(config: Any, stage: str) -> dict[str, Any]:

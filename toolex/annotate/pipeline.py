@@ -11,13 +11,13 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolex import __version__, keys
 from toolex.annotate.combine import RRF_K, audit_combinations
-from toolex.annotate.identity import stage_key
+from toolex.annotate.identity import config_fields, stage_key
 from toolex.annotate.judges.base import DecomposeItem, Judge
 from toolex.annotate.prompts import PROMPT_VERSION
 from toolex.annotate.run_folder import (
@@ -32,7 +32,7 @@ from toolex.annotate.run_folder import (
     write_jsonl,
 )
 from toolex.annotate.stage_records import AuditedQuery, Decomposition, VerifiedSet
-from toolex.annotate.verification import verification_items, verified_sets
+from toolex.annotate.verification import verification_items, verified_sets, with_reference_neighbours
 from toolex.data.records import Annotation, Benchmark, Query, Tool
 from toolex.data.registry import tool_pools
 from toolex.errors import ToolexError
@@ -59,13 +59,16 @@ MAX_COMBINATIONS = (20 + 1) ** 2 - 1
 class AnnotateConfig:
     """Settings of a run; ``top_k`` candidates per sub-query (paper: 20), at most ``max_combinations`` audited
     combinations per query (:data:`MAX_COMBINATIONS`), candidates from the ``pool`` (``subset``, ``category``
-    or ``all``)."""
+    or ``all``). ``reference_k`` > 0 adds, after a sub-query's top-K, the reference tool's ``reference_k``
+    nearest tools of the pool by its own documentation that the sub-query did not retrieve (0, the default:
+    the paper's Stage 2, sub-query retrieval only)."""
 
     retriever: str = "dense:mpnet"
     pool: str = "all"
     top_k: int = 20
     max_combinations: int = MAX_COMBINATIONS
     rrf_k: int = RRF_K
+    reference_k: int = 0
 
 
 class ToolEX:
@@ -199,22 +202,29 @@ class ToolEX:
     # -- Stage 2 -----------------------------------------------------------------------------------------
     def retrieve_candidates(self, decompositions: Sequence[Decomposition]) -> dict[tuple[str, int],
                                                                                    list[tuple[str, float]]]:
-        """Top-K tools of the pool for every sub-query (pools differ per benchmark unless ``pool=all``)."""
-        by_pool: dict[int, list[tuple[str, int, str]]] = {}
+        """Top-K tools of the pool for every sub-query (pools differ per benchmark unless ``pool=all``), then,
+        with ``reference_k``, the reference tool's nearest tools that the sub-query did not retrieve
+        (:func:`~toolex.annotate.verification.with_reference_neighbours`)."""
+        by_pool: dict[int, list[tuple[str, int, str, str]]] = {}
         pool_of: dict[int, dict[str, Tool]] = {}
         for d in decompositions:
             if not d.ok:
                 continue
             pool = self.pools[self.bench_of[d.query_id]]
             pool_of[id(pool)] = pool
-            by_pool.setdefault(id(pool), []).extend((d.query_id, s.index, s.text) for s in d.subqueries)
+            by_pool.setdefault(id(pool), []).extend((d.query_id, s.index, s.text, s.reference_tool)
+                                                    for s in d.subqueries)
         hits: dict[tuple[str, int], list[tuple[str, float]]] = {}
+        reference_k = self.config.reference_k
         for key, entries in by_pool.items():
             retriever = self.retriever
             retriever.index(pool_of[key])
-            found = retriever.search([text for _, _, text in entries], k=self.config.top_k)
-            for (qid, index, _), ranking in zip(entries, found):
-                hits[(qid, index)] = ranking
+            found = retriever.search([text for _, _, text, _ in entries], k=self.config.top_k)
+            near: list[list[tuple[str, float]]] = [[] for _ in entries]
+            if reference_k > 0:  # one more: the reference itself is usually its own nearest tool
+                near = retriever.search([self.tools[ref].text for *_, ref in entries], k=reference_k + 1)
+            for (qid, index, _, ref), ranking, neighbours in zip(entries, found, near):
+                hits[(qid, index)] = with_reference_neighbours(ranking, neighbours, ref, reference_k)
         return hits
 
     def verify(self, decompositions: Sequence[Decomposition]) -> list[VerifiedSet]:
@@ -279,7 +289,7 @@ class ToolEX:
                             "tools": len(b.tools)} for b in self.benchmarks],
             "queries": len(self.queries),
             "data_fingerprint": self.data_fingerprint,
-            "config": asdict(self.config),
+            "config": config_fields(self.config),
             "retriever": retriever,
             "judge": self.judge.describe(),
             "prompt_version": PROMPT_VERSION,

@@ -24,6 +24,16 @@ class Slot:
     score: float
 
 
+def with_reference_neighbours(ranking: Sequence[tuple[str, float]], neighbours: Sequence[tuple[str, float]],
+                              reference: str, reference_k: int) -> list[tuple[str, float]]:
+    """A sub-query's candidates: its ``ranking`` (ranks 1..K), then the first ``reference_k`` of the reference
+    tool's ``neighbours`` (tools nearest its documentation, with their similarity to it) that are neither the
+    reference nor in ``ranking``, ranked after it (K+1, ...)."""
+    seen = {tool for tool, _ in ranking} | {reference}
+    extra = [(tool, score) for tool, score in neighbours if tool not in seen][:max(reference_k, 0)]
+    return [*ranking, *extra]
+
+
 def verification_items(decompositions: Sequence[Decomposition], hits: Hits, tools: Mapping[str, Tool],
                        group_of: Mapping[str, str] | None = None) -> tuple[list[VerifyItem], list[Slot]]:
     """One item per retrieved candidate of every sub-query, the reference tool itself left out; each item's

@@ -32,6 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "retrievers uses)")
     parser.add_argument("--pool", choices=POOLS, default="all", help="candidate pool (default: all)")
     parser.add_argument("--top-k", type=int, default=20, help="candidates per sub-query (default 20)")
+    parser.add_argument("--reference-k", type=int, default=0,
+                        help="also verify the reference tool's N nearest tools by its own documentation "
+                             "that a sub-query did not retrieve (default 0: the paper's Stage 2; see the "
+                             "README's candidate ceiling)")
     parser.add_argument("--max-combinations", type=int, default=MAX_COMBINATIONS,
                         help=f"audited combinations per query (default {MAX_COMBINATIONS}: every combination "
                              "of a two-tool query)")
@@ -66,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     if args.top_k < 1 or args.max_combinations < 1:
         raise InputError(None, f"--top-k and --max-combinations must be positive, got {args.top_k} and "
                                f"{args.max_combinations}")
+    if args.reference_k < 0:
+        raise InputError(None, f"--reference-k must be 0 or more, got {args.reference_k}")
     if args.sample is not None and args.sample < 1:
         raise InputError(None, f"--sample must be positive, got {args.sample}")
     names = args.benchmarks or list(DEFAULT_BENCHMARKS)
@@ -85,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     judge = build_judge(args.judge, embedder=embedder, mode=args.mode, progress=not args.no_progress,
                         budget=args.llm_budget, model_file=args.judge_model)
     config = AnnotateConfig(retriever=args.retriever, pool=args.pool, top_k=args.top_k,
-                            max_combinations=args.max_combinations)
+                            max_combinations=args.max_combinations, reference_k=args.reference_k)
     pipeline = ToolEX(benchmarks, judge, args.out, config, retriever=retriever, progress=not args.no_progress,
                       queries=queries, refuse_other=not args.force)
     pipeline.run()

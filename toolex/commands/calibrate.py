@@ -38,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoder", default="dense:mpnet", help="the judge's encoder (default dense:mpnet)")
     parser.add_argument("--retriever", help="Stage-2 candidate retriever (default: the annotate default)")
     parser.add_argument("--top-k", type=int, default=20, help="candidates per sub-query (default 20)")
+    parser.add_argument("--reference-k", type=int, default=0,
+                        help="the reference tool's nearest tools added as candidates, as `toolex annotate "
+                             "--reference-k` adds them (default 0)")
     parser.add_argument("--l2", type=float, default=1.0, help="L2 penalty of the weights (default 1)")
     parser.add_argument("--band-errors", type=float, default=0.9,
                         help="share of the calibration errors the unsure band holds (default 0.9)")
@@ -63,7 +66,8 @@ def _judge_and_config(args: argparse.Namespace, model: Any) -> tuple[Any, Any, A
     from toolex.retrieval import build_retriever
     from toolex.retrieval.base import Embedder
 
-    config = AnnotateConfig(top_k=args.top_k, **({"retriever": args.retriever} if args.retriever else {}))
+    config = AnnotateConfig(top_k=args.top_k, reference_k=args.reference_k,
+                            **({"retriever": args.retriever} if args.retriever else {}))
     encoder = build_retriever(args.encoder)
     if not isinstance(encoder, Embedder):
         raise InputError(None, f"--encoder {args.encoder!r} is not a dense encoder (dense:<model>)")
@@ -163,7 +167,8 @@ def fit_command(args: argparse.Namespace) -> int:
     record = {"data": f"{benchmark.name} (data sha256 {benchmark.checksum[:12]})",
               "gold": args.gold or "the benchmark's own",
               "encoder_spec": args.encoder,
-              "candidates": {"retriever": config.retriever, "top_k": config.top_k}}
+              "candidates": {"retriever": config.retriever, "top_k": config.top_k,
+                             **({"reference_k": config.reference_k} if config.reference_k else {})}}
     model = calibrate(data, judge.encoder.short, args.l2, args.band_errors, record)
     model.save(args.out)
     print(json.dumps({"written": str(args.out), **model.identity(), "calibration": model.calibration},
