@@ -25,11 +25,19 @@ def skills(corpus_path):
 @pytest.fixture
 def isolated(tmp_path, monkeypatch):
     """Artifacts and LLM cache in a temporary folder; no LLM endpoint configured and no local server reachable
-    (a local server that happens to run must not change which generator ``auto`` picks)."""
+    (a local server that happens to run must not change which generator ``auto`` picks). The assembled models
+    and the embedding cache (vectors keyed by model and text) are the project's own, shared, so that a test
+    neither unpacks mpnet nor encodes again what another test encoded."""
     import socket
 
     monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path / "artifacts"))
-    monkeypatch.setenv("TOOLEX_CACHE", str(tmp_path / "cache"))
+    shared = paths.cache_dir()
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for name in ("models", "embeddings"):
+        (shared / name).mkdir(parents=True, exist_ok=True)
+        (cache / name).symlink_to(shared / name, target_is_directory=True)
+    monkeypatch.setenv("TOOLEX_CACHE", str(cache))
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         monkeypatch.setenv("TOOLEX_LLM_PORT", str(sock.getsockname()[1]))

@@ -36,7 +36,11 @@ from toolex.data.toolret import SUBSET_CATEGORY, load_toolret_subset
 from toolex.errors import InputError
 
 TOOLRET_SUBSETS = tuple(SUBSET_CATEGORY)
-POOLS = ("subset", "category", "all")
+POOLS = ("subset", "category", "all", "smoke")
+#: Tools per benchmark in the ``smoke`` pool at least (every tool a query names, then a seeded draw of the
+#: others), and the seed of that draw.
+SMOKE_POOL = 300
+SMOKE_POOL_SEED = 0
 #: The ``customized`` benchmarks converted from source data.
 CUSTOMIZED = ("metatool", "toolalpaca")
 #: The benchmarks of the paper-style evaluation, one or more per category of Table 2: four ToolRet subsets
@@ -117,20 +121,32 @@ def load_benchmarks(names: list[str] | tuple[str, ...],
     return [load_benchmark(name, data_dir) for name in names]
 
 
+def smoke_tools(benchmark: Benchmark, size: int = SMOKE_POOL, seed: int = SMOKE_POOL_SEED) -> dict[str, Tool]:
+    """A benchmark's pool cut for the smoke setting: every tool one of its queries (all of them, sampled or
+    not) names, then a seeded draw of its other tools up to ``size`` (the whole pool when not larger)."""
+    import random
+
+    named = {t for q in benchmark.queries for t in q.reference if t in benchmark.tools}
+    others = sorted(set(benchmark.tools) - named)
+    drawn = set(random.Random(seed).sample(others, min(len(others), max(size - len(named), 0))))
+    return {tid: tool for tid, tool in benchmark.tools.items() if tid in named or tid in drawn}
+
+
 def tool_pools(benchmarks: list[Benchmark], pool: str = "all") -> dict[str, dict[str, Tool]]:
     """The tool pool each benchmark's queries are searched in, keyed by benchmark name.
 
     ``subset``: the benchmark's own tools; ``category``: the union over benchmarks of the same category;
-    ``all``: the union of everything loaded (the Tool-DE evaluation default).
+    ``all``: the union of everything loaded (the Tool-DE evaluation default); ``smoke``: as ``all`` over
+    smaller pools (:func:`smoke_tools`), the smoke setting's.
     """
     if pool not in POOLS:
         raise InputError(None, f"unknown pool {pool!r}; choose one of {', '.join(POOLS)}")
     if pool == "subset":
         return {b.name: dict(b.tools) for b in benchmarks}
-    if pool == "all":
+    if pool in ("all", "smoke"):
         union: dict[str, Tool] = {}
         for bench in benchmarks:
-            union.update(bench.tools)
+            union.update(smoke_tools(bench) if pool == "smoke" else bench.tools)
         return {b.name: union for b in benchmarks}
     by_category: dict[str, dict[str, Tool]] = {}
     for bench in benchmarks:

@@ -65,6 +65,8 @@ def _method_lines(manifest: dict[str, Any]) -> list[str]:
     operating = manifest.get("ledger", {}).get("operating_point", {})
     near = (f" and the reference tool's {config['reference_k']} nearest tools" if config.get("reference_k")
             else "")
+    if config.get("pool", "all") != "all":  # the smoke pool, or one benchmark's or category's own
+        near += f" (`{config['pool']}` tool pool, see `toolex.data.registry.tool_pools`)"
     thresholds = [f"- `{b}`: threshold {p['threshold']:.3f}"
                   + (f", estimated share of alternatives {p['estimated_share']:.3f}" if "estimated_share" in p
                      else f" ({p.get('kept', 'fitted')})") for b, p in operating.items()]

@@ -21,8 +21,9 @@ TABLE2_RETRIEVERS = (*DEFAULT_RETRIEVERS, "hybrid")
 #: Queries sampled per benchmark in the smoke setting that CI runs.
 SMOKE_SAMPLE = 25
 #: Benchmarks of the smoke setting: one per category of Table 2 (Web: API-Bank; Code: Toolink; Customized:
-#: ToolAlpaca), each with multi-tool queries, and small tool pools with short documentation (2,004 tools of
-#: the full setting's 7,179).
+#: ToolAlpaca), each with multi-tool queries and short documentation, searched in the ``smoke`` pool
+#: (:func:`toolex.data.registry.smoke_tools`: every tool a query names and a seeded draw of the others, 500
+#: tools of their 2,004 and of the full setting's 7,179).
 SMOKE_BENCHMARKS = ("toolret/apibank", "toolret/toolink", "customized/toolalpaca")
 
 
@@ -67,12 +68,14 @@ class ReportSettings:
              judge: str = "offline", sample: int | None = None, smoke: bool = False, k: int = 10,
              seed: int = 0) -> ReportSettings:
         """Settings from notebook parameters; ``smoke`` caps the sample at :data:`SMOKE_SAMPLE` per benchmark
-        and, unless benchmarks are given, uses :data:`SMOKE_BENCHMARKS`."""
+        and, unless benchmarks are given, uses :data:`SMOKE_BENCHMARKS` in the ``smoke`` pool."""
+        pool = "all"
         if smoke:
             sample = min(sample, SMOKE_SAMPLE) if sample else SMOKE_SAMPLE
+            pool = "all" if benchmarks else "smoke"  # benchmarks of one's own keep their whole pools
             benchmarks = benchmarks or SMOKE_BENCHMARKS
         return cls(tuple(benchmarks or DEFAULT_BENCHMARKS), tuple(retrievers or DEFAULT_RETRIEVERS), judge,
-                   sample, k, seed, smoke=smoke)
+                   sample, k, seed, pool, smoke)
 
     @classmethod
     def from_parameters(cls, parameters: Mapping[str, Any],
