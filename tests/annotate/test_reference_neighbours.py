@@ -3,8 +3,6 @@ sit, what they leave out, and that the paper's setting (0) keeps every earlier k
 
 from __future__ import annotations
 
-import pytest
-
 from toolex.annotate.identity import config_fields, stage_key
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 from toolex.annotate.run_folder import ArtifactFolder
@@ -20,6 +18,8 @@ def test_neighbours_follow_the_subquery_ranking_without_repeats_or_the_reference
                                                                       ("d", 0.5)]
     assert with_reference_neighbours(ranking, neighbours, "r", 0) == ranking
     assert with_reference_neighbours(ranking, neighbours[:2], "r", 5) == ranking  # nothing new to add
+    # the pipeline passes the reference's k + 1 nearest: one the sub-query found already is not replaced
+    assert with_reference_neighbours(ranking, neighbours[:3], "r", 2) == [("a", 0.9), ("b", 0.8), ("c", 0.6)]
 
 
 def _pipeline(folder, reference_k: int) -> ToolEX:
@@ -57,9 +57,8 @@ def test_the_papers_setting_keeps_every_earlier_key(tmp_path):
             == stage_key("data", judge, "audit", AnnotateConfig(reference_k=20)))
 
 
-@pytest.mark.parametrize("value", [-1])
-def test_annotate_refuses_a_negative_reference_k(value, capsys):
+def test_annotate_refuses_a_negative_reference_k(capsys):
     from toolex.cli import main
 
-    assert main(["annotate", "--out", "x", "--reference-k", str(value)]) != 0
+    assert main(["annotate", "--out", "x", "--reference-k", "-1"]) != 0
     assert "--reference-k must be 0 or more" in capsys.readouterr().err

@@ -141,3 +141,19 @@ def test_sample_is_reproducible(apigen):
     a, b = apigen.sample(50, seed=3), apigen.sample(50, seed=3)
     assert [q.id for q in a] == [q.id for q in b] and len(a) == 50
     assert [q.id for q in apigen.sample(50, seed=4)] != [q.id for q in a]
+
+
+def test_the_smoke_pool_keeps_every_named_tool_and_a_seeded_draw(data_dir):
+    from toolex.data.registry import SMOKE_POOL, smoke_tools
+
+    toolink = load_benchmark("toolret/toolink", data_dir)
+    apibank = load_benchmark("toolret/apibank", data_dir)
+    cut = smoke_tools(toolink)
+    named = {t for q in toolink.queries for t in q.reference}
+    assert named <= set(cut) and len(cut) == SMOKE_POOL < len(toolink.tools)
+    assert list(cut) == [t for t in toolink.tools if t in cut]  # the benchmark's order
+    assert cut == smoke_tools(toolink) and set(cut) != set(smoke_tools(toolink, seed=1))
+    assert smoke_tools(apibank) == apibank.tools  # a pool no larger than the cut is kept whole
+    pools = tool_pools([toolink, apibank], "smoke")
+    assert pools["toolret/toolink"] is pools["toolret/apibank"] and set(pools["toolret/apibank"]) == (
+        set(cut) | set(apibank.tools))

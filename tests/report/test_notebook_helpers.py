@@ -37,12 +37,28 @@ def test_credit_by_domain_pivots_mean_over_and_under_credit():
 
 def test_workspace_ranks_draw_negatives_from_the_query_pool():
     tool = SimpleNamespace
-    bench = SimpleNamespace(tools={"t1": tool(), "t2": tool(), "t3": tool()},
+    bench = SimpleNamespace(name="b", tools={"t1": tool(), "t2": tool(), "t3": tool()},
                             queries=[SimpleNamespace(id="q", reference=("t1",))])
-    workspace = SimpleNamespace(benchmarks=[bench], queries=bench.queries)
+    workspace = SimpleNamespace(benchmarks=[bench], queries=bench.queries,
+                                settings=SimpleNamespace(pool="all"))
     verified = [SimpleNamespace(query_id="q", verified=("t1", "t2"), reference_tool="t1")]
     annotated = SimpleNamespace(verified_sets=verified)
     run = {"q": {"t2": 3.0, "t1": 2.0, "t3": 1.0}}
     frame = rank_cdf.workspace_ranks(run, workspace, annotated)
     assert frame.iloc[0]["gt_rank"] == 2 and frame.iloc[0]["equivalent_rank"] == 1
     assert frame.iloc[0]["negative_rank"] == 3
+
+
+def test_workspace_ranks_draw_negatives_from_the_searched_pool_only():
+    from toolex.data.registry import SMOKE_POOL, smoke_tools
+
+    tools = {f"t{i}": SimpleNamespace() for i in range(SMOKE_POOL + 100)}
+    bench = SimpleNamespace(name="b", tools=tools, queries=[SimpleNamespace(id=f"q{i}", reference=("t0",))
+                                                             for i in range(40)])
+    workspace = SimpleNamespace(benchmarks=[bench], queries=bench.queries,
+                                settings=SimpleNamespace(pool="smoke"))
+    annotated = SimpleNamespace(verified_sets=[])
+    searched = smoke_tools(bench)  # type: ignore[arg-type]
+    run = {q.id: {t: 1.0 / (r + 1) for r, t in enumerate(searched)} for q in bench.queries}
+    frame = rank_cdf.workspace_ranks(run, workspace, annotated)
+    assert frame["negative_rank"].notna().all()  # every negative was drawn where the run searched

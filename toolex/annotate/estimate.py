@@ -4,9 +4,11 @@ Per stage: the number of calls, prompt and completion tokens and, with a price t
 
 * decompositions: one per query; prompt tokens from the actual rendered prompts (fitted to the context).
 * verifications: sub-queries x (k - 1) per-candidate calls when each reference is among its candidates,
-  k = top_k + reference_k (``calls_max``: sub-queries x k, the upper bound), or one call per sub-query in
-  batched mode; prompt tokens from representative rendered prompts (the sub-query's reference tool beside
-  candidates drawn from its pool; the query stands in for its sub-query, which over-counts slightly).
+  k = top_k + reference_k (``calls_max``: sub-queries x k, the upper bound; with reference_k both bound the
+  calls from above, since a neighbour the sub-query retrieved already is not added again), or one call per
+  sub-query in batched mode; prompt tokens from representative rendered prompts (the sub-query's reference
+  tool beside candidates drawn from its pool; the query stands in for its sub-query, which over-counts
+  slightly).
 * audits: at most ``min(max_combinations, (k + 1)^n - 1)`` per query of n tools (an upper bound: only
   combinations of verified tools are audited); prompt tokens from a representative rendered audit per query.
 * completion tokens: a representative answer of each stage's schema (a 20-word reason), counted by the stage's

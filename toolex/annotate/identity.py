@@ -32,7 +32,8 @@ STAGE_VERSIONS = {"decompose": 1, "verify": 1, "audit": 2}
 #: A prompt version (``<stage>-v<revision>[-<dependency>]-<hash>``) with today's 12-character hash.
 FORMER_PROMPT_VERSION = re.compile(r"^([a-z]+-v\d+(?:-[a-z-]+)?)-([0-9a-f]{12})$")
 
-#: Config fields by the stage they decide (the data fingerprint holds the pool's tools already).
+#: Config fields by the stage they decide (the data fingerprint holds the pool's tools already:
+#: :func:`toolex.data.registry.pool_identity`).
 STAGE_CONFIG: dict[str, tuple[str, ...]] = {
     "decompose": (),
     "verify": ("retriever", "pool", "top_k", "reference_k"),

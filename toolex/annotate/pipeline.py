@@ -34,7 +34,7 @@ from toolex.annotate.run_folder import (
 from toolex.annotate.stage_records import AuditedQuery, Decomposition, VerifiedSet
 from toolex.annotate.verification import verification_items, verified_sets, with_reference_neighbours
 from toolex.data.records import Annotation, Benchmark, Query, Tool
-from toolex.data.registry import tool_pools
+from toolex.data.registry import pool_identity, tool_pools
 from toolex.errors import ToolexError
 from toolex.io.annotations import write_annotations
 from toolex.io.atomic import file_digest
@@ -59,9 +59,9 @@ MAX_COMBINATIONS = (20 + 1) ** 2 - 1
 class AnnotateConfig:
     """Settings of a run; ``top_k`` candidates per sub-query (paper: 20), at most ``max_combinations`` audited
     combinations per query (:data:`MAX_COMBINATIONS`), candidates from the ``pool`` (``subset``, ``category``
-    or ``all``). ``reference_k`` > 0 adds, after a sub-query's top-K, the reference tool's ``reference_k``
-    nearest tools of the pool by its own documentation that the sub-query did not retrieve (0, the default:
-    the paper's Stage 2, sub-query retrieval only)."""
+    ``all``; ``smoke``, the smoke setting's). ``reference_k`` > 0 adds, after a sub-query's top-K, those of
+    the reference tool's ``reference_k`` nearest tools of the pool (by its own documentation) that the
+    sub-query did not retrieve (0, the default: the paper's Stage 2, sub-query retrieval only)."""
 
     retriever: str = "dense:mpnet"
     pool: str = "all"
@@ -97,7 +97,8 @@ class ToolEX:
     # -- bookkeeping -------------------------------------------------------------------------------------
     @property
     def data_fingerprint(self) -> str:
-        return keys.key([b.checksum for b in self.benchmarks], [q.id for q in self.queries], self.config.pool)
+        return keys.key([b.checksum for b in self.benchmarks], [q.id for q in self.queries],
+                        pool_identity(self.benchmarks, self.config.pool))
 
     def _stage_key(self, stage: str) -> str:
         """Data, the judge's own settings for this stage, the config fields of this stage and the stage's

@@ -26,9 +26,11 @@ class Slot:
 
 def with_reference_neighbours(ranking: Sequence[tuple[str, float]], neighbours: Sequence[tuple[str, float]],
                               reference: str, reference_k: int) -> list[tuple[str, float]]:
-    """A sub-query's candidates: its ``ranking`` (ranks 1..K), then the first ``reference_k`` of the reference
-    tool's ``neighbours`` (tools nearest its documentation, with their similarity to it) that are neither the
-    reference nor in ``ranking``, ranked after it (K+1, ...)."""
+    """A sub-query's candidates: its ``ranking`` (ranks 1..K), then those of the reference tool's
+    ``neighbours`` (the tools nearest its documentation, with their similarity to it; the pipeline asks for
+    ``reference_k`` + 1, the reference itself usually first) that are neither the reference nor in
+    ``ranking``, at most ``reference_k``, ranked after it (K+1, ...). A neighbour the sub-query found already
+    is not replaced by a farther one."""
     seen = {tool for tool, _ in ranking} | {reference}
     extra = [(tool, score) for tool, score in neighbours if tool not in seen][:max(reference_k, 0)]
     return [*ranking, *extra]

@@ -66,6 +66,8 @@ def _judge_and_config(args: argparse.Namespace, model: Any) -> tuple[Any, Any, A
     from toolex.retrieval import build_retriever
     from toolex.retrieval.base import Embedder
 
+    if args.reference_k < 0:
+        raise InputError(None, f"--reference-k must be 0 or more, got {args.reference_k}")
     config = AnnotateConfig(top_k=args.top_k, reference_k=args.reference_k,
                             **({"retriever": args.retriever} if args.retriever else {}))
     encoder = build_retriever(args.encoder)

@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--retriever", default="bm25", metavar="SPEC",
                         help="bm25 | dense:minilm | dense:<hub id or path> | openai:<model>@<base_url>")
     parser.add_argument("--pool", choices=POOLS, default="all",
-                        help="tool pool: the benchmark's own tools, its category, or all loaded (default)")
+                        help="tool pool: the benchmark's own tools, its category, all loaded (default), or "
+                             "the smoke setting's cut of all")
     parser.add_argument("--pool-benchmarks", nargs="*", default=(), metavar="NAME",
                         help="further benchmarks whose tools join the pool (their queries are not run)")
     parser.add_argument("--out", required=True, metavar="RUN",

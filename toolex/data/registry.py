@@ -18,7 +18,7 @@ import difflib
 from collections.abc import Callable
 from pathlib import Path
 
-from toolex import paths
+from toolex import keys, paths
 from toolex.data.beir import load_beir
 from toolex.data.metatool import load_metatool
 from toolex.data.records import Benchmark, Tool, merge_benchmarks
@@ -37,8 +37,8 @@ from toolex.errors import InputError
 
 TOOLRET_SUBSETS = tuple(SUBSET_CATEGORY)
 POOLS = ("subset", "category", "all", "smoke")
-#: Tools per benchmark in the ``smoke`` pool at least (every tool a query names, then a seeded draw of the
-#: others), and the seed of that draw.
+#: Tools per benchmark in the ``smoke`` pool (every tool a query names, then a seeded draw of the others up to
+#: this size; a smaller pool is kept whole), and the seed of that draw.
 SMOKE_POOL = 300
 SMOKE_POOL_SEED = 0
 #: The ``customized`` benchmarks converted from source data.
@@ -130,6 +130,15 @@ def smoke_tools(benchmark: Benchmark, size: int = SMOKE_POOL, seed: int = SMOKE_
     others = sorted(set(benchmark.tools) - named)
     drawn = set(random.Random(seed).sample(others, min(len(others), max(size - len(named), 0))))
     return {tid: tool for tid, tool in benchmark.tools.items() if tid in named or tid in drawn}
+
+
+def pool_identity(benchmarks: list[Benchmark], pool: str) -> str:
+    """What a key holds of a pool: its name where the benchmarks' checksums decide its tools (``subset``,
+    ``category``, ``all``), else the name with a digest of every pool's tool ids."""
+    if pool != "smoke":
+        return pool
+    pools = tool_pools(benchmarks, pool)
+    return f"{pool}-" + keys.key(sorted((name, sorted(tools)) for name, tools in pools.items()))
 
 
 def tool_pools(benchmarks: list[Benchmark], pool: str = "all") -> dict[str, dict[str, Tool]]:

@@ -63,10 +63,10 @@ def _method_lines(manifest: dict[str, Any]) -> list[str]:
     """How the annotations were made, with each benchmark's threshold."""
     judge, config = manifest.get("judge", {}), manifest.get("config", {})
     operating = manifest.get("ledger", {}).get("operating_point", {})
-    near = (f" and the reference tool's {config['reference_k']} nearest tools" if config.get("reference_k")
-            else "")
+    candidates_note = (f" and the reference tool's {config['reference_k']} nearest tools"
+                       if config.get("reference_k") else "")
     if config.get("pool", "all") != "all":  # the smoke pool, or one benchmark's or category's own
-        near += f" (`{config['pool']}` tool pool, see `toolex.data.registry.tool_pools`)"
+        candidates_note += f" (`{config['pool']}` tool pool, see `toolex.data.registry.tool_pools`)"
     thresholds = [f"- `{b}`: threshold {p['threshold']:.3f}"
                   + (f", estimated share of alternatives {p['estimated_share']:.3f}" if "estimated_share" in p
                      else f" ({p.get('kept', 'fitted')})") for b, p in operating.items()]
@@ -74,7 +74,7 @@ def _method_lines(manifest: dict[str, Any]) -> list[str]:
         f"ToolEX with the judge `{judge.get('name', '?')}` (toolex {manifest.get('toolex_version', '?')}): "
         "Stage 1 decomposes each query into one sub-query per C* tool (template), Stage 2 retrieves the top "
         f"{config.get('top_k', '?')} tools per sub-query with "
-        f"`{config.get('retriever', '?')}`{near} and verifies each against the reference tool "
+        f"`{config.get('retriever', '?')}`{candidates_note} and verifies each against the reference tool "
         "(a logistic score over embedding similarities, chosen across three human-labelled sources by "
         "leave-one-source-out), Stage 3 audits at most "
         f"{config.get('max_combinations', '?')} combinations per query. The threshold "

@@ -41,6 +41,7 @@ from toolex import __version__, keys, paths
 from toolex.data import DEFAULT_BENCHMARKS, load_benchmark, tool_pools
 from toolex.data.checksum import file_sha256
 from toolex.data.records import Benchmark, Query, Tool
+from toolex.data.registry import pool_identity
 from toolex.errors import InputError
 from toolex.io.annotations import read_annotations
 from toolex.io.progress import Tracker
@@ -210,6 +211,8 @@ def settings_key(settings: FinetuneSettings, benchmarks: Sequence[Benchmark]) ->
     chosen = {k: v for k, v in settings.as_dict().items() if v is not None}
     if settings.labels is not None:  # the labels by content, not by where the file lies
         chosen["labels"] = file_sha256(settings.labels)
+    if settings.pool == "smoke":  # a pool the checksums do not decide: by its tools
+        chosen["pool"] = pool_identity(list(benchmarks), settings.pool)
     parts = {"settings": chosen, "data": {b.name: b.checksum for b in benchmarks},
              "trainer": TRAINER}
     return keys.key_of(parts)

@@ -72,7 +72,8 @@ class ReportSettings:
         pool = "all"
         if smoke:
             sample = min(sample, SMOKE_SAMPLE) if sample else SMOKE_SAMPLE
-            pool = "all" if benchmarks else "smoke"  # benchmarks of one's own keep their whole pools
+            # the smoke benchmarks in their smoke pool; benchmarks of one's own keep their whole pools
+            pool = "smoke" if tuple(benchmarks or SMOKE_BENCHMARKS) == SMOKE_BENCHMARKS else "all"
             benchmarks = benchmarks or SMOKE_BENCHMARKS
         return cls(tuple(benchmarks or DEFAULT_BENCHMARKS), tuple(retrievers or DEFAULT_RETRIEVERS), judge,
                    sample, k, seed, pool, smoke)

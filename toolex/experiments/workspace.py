@@ -37,6 +37,7 @@ from toolex.annotate.run_folder import ArtifactFolder
 from toolex.data import load_benchmarks, tool_pools
 from toolex.data.checksum import combine_checksums
 from toolex.data.records import Annotation, Benchmark, Query, Tool, one_to_one
+from toolex.data.registry import pool_identity
 from toolex.errors import ToolexError
 from toolex.experiments import release
 from toolex.experiments.finetune import resolve_spec
@@ -94,9 +95,12 @@ class Workspace:
     def data_checksum(self) -> str:
         return combine_checksums(b.checksum for b in self.benchmarks)
 
-    @property
+    @cached_property
     def key(self) -> str:
-        return keys.key(sorted(b.checksum for b in self.benchmarks), [q.id for q in self.queries])
+        """Data and queries; a pool the benchmarks' checksums do not decide (``smoke``) adds its tools."""
+        parts: list[Any] = [sorted(b.checksum for b in self.benchmarks), [q.id for q in self.queries]]
+        held = pool_identity(self.benchmarks, self.settings.pool)
+        return keys.key(*parts, held) if held != self.settings.pool else keys.key(*parts)
 
     def one_to_one(self) -> list[Annotation]:
         keep = set(self.query)

@@ -55,7 +55,8 @@ def finetune_settings(settings: ReportSettings) -> FinetuneSettings:
     """The fine-tuning that belongs to an analysis: trained on the analysis's benchmarks (their training
     part), with :data:`SMOKE_FINETUNE` in the smoke setting."""
     extra: dict[str, Any] = SMOKE_FINETUNE if settings.smoke else {}
-    return FinetuneSettings(benchmarks=tuple(settings.benchmarks), seed=settings.seed, **extra)
+    return FinetuneSettings(benchmarks=tuple(settings.benchmarks), seed=settings.seed, pool=settings.pool,
+                            **extra)
 
 
 def tooleq_settings(analysis: Analysis) -> FinetuneSettings:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from toolex.data import tool_pools
 from toolex.experiments.workspace import Annotated, Workspace
 from toolex.io.trec import Run, ranked
 from toolex.metrics.intervals import wilson
@@ -59,8 +60,10 @@ def best_ranks(run: Run, references: Mapping[str, Sequence[str]], equivalents: M
 
 def workspace_ranks(run: Run, workspace: Workspace, annotated: Annotated, seed: int = 0) -> pd.DataFrame:
     """:func:`best_ranks` of a run over a workspace's queries: equivalents from its annotation's Stage 2,
-    random negatives drawn from each query's own benchmark pool."""
-    pools = {q.id: list(b.tools) for b in workspace.benchmarks for q in b.queries}
+    random negatives drawn from each query's own benchmark's tools in the searched pool."""
+    searched = tool_pools(workspace.benchmarks, workspace.settings.pool)
+    own = {b.name: [t for t in b.tools if t in searched[b.name]] for b in workspace.benchmarks}
+    pools = {q.id: own[b.name] for b in workspace.benchmarks for q in b.queries}
     references = {q.id: q.reference for q in workspace.queries}
     return best_ranks(run, references, equivalents_of(annotated.verified_sets), pools, seed=seed)
 
