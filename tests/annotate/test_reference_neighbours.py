@@ -57,8 +57,10 @@ def test_the_papers_setting_keeps_every_earlier_key(tmp_path):
             == stage_key("data", judge, "audit", AnnotateConfig(reference_k=20)))
 
 
-def test_annotate_refuses_a_negative_reference_k(capsys):
+def test_annotate_and_calibrate_refuse_a_negative_reference_k(capsys):
     from toolex.cli import main
 
     assert main(["annotate", "--out", "x", "--reference-k", "-1"]) != 0
+    assert "--reference-k must be 0 or more" in capsys.readouterr().err
+    assert main(["calibrate", "--benchmark", "x", "--out", "x", "--reference-k", "-1"]) != 0
     assert "--reference-k must be 0 or more" in capsys.readouterr().err

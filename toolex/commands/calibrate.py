@@ -66,8 +66,6 @@ def _judge_and_config(args: argparse.Namespace, model: Any) -> tuple[Any, Any, A
     from toolex.retrieval import build_retriever
     from toolex.retrieval.base import Embedder
 
-    if args.reference_k < 0:
-        raise InputError(None, f"--reference-k must be 0 or more, got {args.reference_k}")
     config = AnnotateConfig(top_k=args.top_k, reference_k=args.reference_k,
                             **({"retriever": args.retriever} if args.retriever else {}))
     encoder = build_retriever(args.encoder)
@@ -144,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.draw is not None and args.labels:
         raise InputError(None, "--draw and --labels are two steps: draw, let people label, then --labels")
+    if args.reference_k < 0:
+        raise InputError(None, f"--reference-k must be 0 or more, got {args.reference_k}")
     if (args.draw is not None or args.labels) and not args.out:
         raise InputError(None, "--out is required with --draw and --labels")
     if args.draw is not None:

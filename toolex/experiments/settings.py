@@ -73,7 +73,7 @@ class ReportSettings:
         if smoke:
             sample = min(sample, SMOKE_SAMPLE) if sample else SMOKE_SAMPLE
             # the smoke benchmarks in their smoke pool; benchmarks of one's own keep their whole pools
-            pool = "smoke" if tuple(benchmarks or SMOKE_BENCHMARKS) == SMOKE_BENCHMARKS else "all"
+            pool = "smoke" if set(benchmarks or SMOKE_BENCHMARKS) == set(SMOKE_BENCHMARKS) else "all"
             benchmarks = benchmarks or SMOKE_BENCHMARKS
         return cls(tuple(benchmarks or DEFAULT_BENCHMARKS), tuple(retrievers or DEFAULT_RETRIEVERS), judge,
                    sample, k, seed, pool, smoke)

@@ -99,8 +99,9 @@ class Workspace:
     def key(self) -> str:
         """Data and queries; a pool the benchmarks' checksums do not decide (``smoke``) adds its tools."""
         parts: list[Any] = [sorted(b.checksum for b in self.benchmarks), [q.id for q in self.queries]]
-        held = pool_identity(self.benchmarks, self.settings.pool)
-        return keys.key(*parts, held) if held != self.settings.pool else keys.key(*parts)
+        if self.settings.pool == "smoke":
+            parts.append(pool_identity(self.benchmarks, self.settings.pool))
+        return keys.key(*parts)
 
     def one_to_one(self) -> list[Annotation]:
         keep = set(self.query)

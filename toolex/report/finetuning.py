@@ -21,8 +21,8 @@ BASE = "dense:minilm"
 TUNED = "dense:minilm-ft"
 #: The same fine-tuning on the ToolEq labels of the analysis's annotations (:func:`tooleq_settings`).
 TUNED_TOOLEQ = "dense:minilm-ft-tooleq"
-#: The smoke setting's fine-tuning: 24 training queries, short texts, small batches (about 25 s on 2 cores);
-#: the full setting trains with the defaults of :class:`FinetuneSettings`.
+#: The smoke setting's fine-tuning: 24 training queries per benchmark, short texts, small batches (about
+#: 25 s on 2 cores); the full setting trains with the defaults of :class:`FinetuneSettings`.
 SMOKE_FINETUNE: dict[str, Any] = {"own_train": 24, "max_train_queries": 24, "batch_size": 16,
                                   "max_length": 64}
 
