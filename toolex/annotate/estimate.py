@@ -149,7 +149,7 @@ def estimate_run(judge: Any, benchmarks: Sequence[Benchmark], queries: Sequence[
 
 def candidates_per_subquery(config: Any) -> int:
     """Candidates a sub-query can have: its top-K and the reference's added neighbours."""
-    return int(config.top_k) + int(getattr(config, "reference_k", 0))
+    return config.top_k + config.reference_k
 
 
 def _estimate(judge: Any, queries: Sequence[Query], tools: Mapping[str, Tool], pools: Mapping[str, Any],

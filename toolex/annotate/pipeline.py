@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,7 @@ class ToolEX:
         self.timings: dict[str, float] = {}
 
     # -- bookkeeping -------------------------------------------------------------------------------------
-    @property
+    @cached_property
     def data_fingerprint(self) -> str:
         return keys.key([b.checksum for b in self.benchmarks], [q.id for q in self.queries],
                         pool_identity(self.benchmarks, self.config.pool))

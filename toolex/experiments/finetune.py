@@ -211,8 +211,7 @@ def settings_key(settings: FinetuneSettings, benchmarks: Sequence[Benchmark]) ->
     chosen = {k: v for k, v in settings.as_dict().items() if v is not None}
     if settings.labels is not None:  # the labels by content, not by where the file lies
         chosen["labels"] = file_sha256(settings.labels)
-    if settings.pool == "smoke":  # a pool the checksums do not decide: by its tools
-        chosen["pool"] = pool_identity(list(benchmarks), settings.pool)
+    chosen["pool"] = pool_identity(list(benchmarks), settings.pool)  # the name, or the smoke pool's tools
     parts = {"settings": chosen, "data": {b.name: b.checksum for b in benchmarks},
              "trainer": TRAINER}
     return keys.key_of(parts)
