@@ -1,7 +1,8 @@
 """The default judge's encoder on CPU: today's path (sentence-transformers, fp32) against int8 dynamic
 quantization of its linear layers (``torch.ao.quantization.quantize_dynamic``), bfloat16 autocast, and the
-model exported to ONNX and run by onnxruntime (fp32, and int8 by onnxruntime's dynamic quantization), in the
-same run.
+model exported to ONNX and run by onnxruntime (fp32, and int8 by onnxruntime's dynamic quantization), and the
+same ONNX graph compiled by OpenVINO with bfloat16 inference (``pip install openvino``; AVX512-BF16 or AMX),
+in the same run.
 
 Measures (1) encoding throughput on tool documents as Stage 2 formats them, each path timed twice in
 alternation, the faster pass kept; (2) how far the vectors move (cosine of each text's two vectors); (3) how
@@ -9,7 +10,8 @@ many Stage 2 verdicts change when ToolEX annotates the same benchmarks with each
 so each path encodes everything). Prints one JSON object; the goal is a ratio of at least 3 with at least
 99.5 % of verdicts unchanged.
 
-Usage: ``python bench/bench_encoder.py [--texts 512] [--paths int8 bf16 onnx onnx-int8] [--verdicts PATH]
+Usage: ``python bench/bench_encoder.py [--texts 512] [--paths int8 bf16 onnx onnx-int8 openvino-bf16]
+[--verdicts PATH]
 [--benchmarks toolret/apibank customized/toolalpaca]``.
 """
 
@@ -34,7 +36,7 @@ from toolex.retrieval.dense import DenseRetriever
 from toolex.retrieval.spec import build_retriever
 
 #: The paths timed beside today's (sentence-transformers, fp32).
-PATHS = ("int8", "bf16", "onnx", "onnx-int8")
+PATHS = ("int8", "bf16", "onnx", "onnx-int8", "openvino-bf16")
 
 
 def quantized(retriever: DenseRetriever) -> DenseRetriever:
@@ -88,9 +90,14 @@ class OnnxEncoder:
             if not quantized_path.exists():
                 quantize_dynamic(str(path), str(quantized_path), weight_type=QuantType.QInt8)
             path = quantized_path
+        self.path = path
         options = ort.SessionOptions()
         options.intra_op_num_threads = torch.get_num_threads()
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+    def hidden(self, input_ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The transformer's last hidden states of one batch."""
+        return self.session.run(None, {"input_ids": input_ids, "attention_mask": mask})[0]
 
     def encode(self, texts: list[str]) -> np.ndarray:
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # alike lengths share a batch
@@ -100,11 +107,26 @@ class OnnxEncoder:
             batch = self.tokenizer([texts[i] for i in at], padding=True, truncation=True,
                                    max_length=self.max_length, return_tensors="np")
             mask = batch["attention_mask"].astype(np.int64)
-            hidden = self.session.run(None, {"input_ids": batch["input_ids"].astype(np.int64),
-                                             "attention_mask": mask})[0]
+            hidden = self.hidden(batch["input_ids"].astype(np.int64), mask)
             summed = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
             out[at] = summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)
         return out
+
+
+class OpenVinoEncoder(OnnxEncoder):
+    """The exported ONNX graph compiled by OpenVINO for the CPU with bfloat16 inference precision (its own
+    kernels; LayerNorm and softmax stay as OpenVINO decides), otherwise as :class:`OnnxEncoder`."""
+
+    def __init__(self, encoder, folder: Path, batch_size: int = 8) -> None:
+        import openvino
+
+        super().__init__(encoder, folder, batch_size=batch_size)
+        settings = {"INFERENCE_PRECISION_HINT": "bf16", "PERFORMANCE_HINT": "LATENCY",
+                    "INFERENCE_NUM_THREADS": torch.get_num_threads()}
+        self.compiled = openvino.Core().compile_model(str(self.path), "CPU", settings)
+
+    def hidden(self, input_ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.compiled({"input_ids": input_ids, "attention_mask": mask})[0]
 
 
 class Swapped:
@@ -159,7 +181,8 @@ def main() -> None:
     onnx_folder = Path(tempfile.mkdtemp(prefix="toolex-onnx-"))
     builders = {"int8": lambda: fast.encoder, "bf16": lambda: Bf16(base.encoder),
                 "onnx": lambda: OnnxEncoder(base.encoder, onnx_folder),
-                "onnx-int8": lambda: OnnxEncoder(base.encoder, onnx_folder, int8=True)}
+                "onnx-int8": lambda: OnnxEncoder(base.encoder, onnx_folder, int8=True),
+                "openvino-bf16": lambda: OpenVinoEncoder(base.encoder, onnx_folder)}
     paths = [p for p in PATHS if p in args.paths or p == args.verdicts]
     encoders = {"fp32": base.encoder, **{name: builders[name]() for name in paths}}
     times: dict[str, list[float]] = {name: [] for name in encoders}
@@ -175,7 +198,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="toolex-bench-") as tmp:
         for name in ("fp32", args.verdicts):
             retriever = (fast if name == "int8" else with_encoder(base, encoders[name], name)
-                         if name.startswith("onnx") else base)
+                         if name.startswith(("onnx", "openvino")) else base)
             judge = build_judge("offline", embedder=retriever, progress=False)
             folder = Path(tmp) / name
             bf16 = torch.autocast("cpu", dtype=torch.bfloat16) if name == "bf16" else contextlib.nullcontext()
