@@ -11,7 +11,14 @@ from toolex import paths
 from toolex.annotate.run_folder import ArtifactFolder
 from toolex.data import load_benchmark
 from toolex.errors import InputError
-from toolex.report.recorded import agreement_table, offline_twin, recorded_runs, run_queries, table1_per_judge
+from toolex.report.recorded import (
+    AGREEMENT_FILE,
+    agreement_table,
+    offline_twin,
+    recorded_runs,
+    run_queries,
+    table1_per_judge,
+)
 
 RUNS = recorded_runs()
 
@@ -32,8 +39,9 @@ def run_copy(tmp_path, monkeypatch):
     return target
 
 
-#: The benchmark the twin test keeps of the sample: its offline twin searches this benchmark's 101 tools, not
-#: the sample's 6,881 (the whole twin is notebook 03's, in the default ``make paper``).
+#: The benchmark the twin test keeps of the sample: its offline twin then searches this benchmark's 101 tools,
+#: not the sample's 6,881, so its candidates are not the recorded run's (the whole twin, on the same pool, is
+#: notebook 03's in the default ``make paper``).
 SMALL = "toolret/apibank"
 
 
@@ -47,17 +55,26 @@ def small_run_copy(run_copy):
         lines = [line for line in path.read_text().splitlines() if json.loads(line)["query_id"] in keep]
         path.write_text("".join(f"{line}\n" for line in lines))
     manifest["queries"] = len((run_copy / "subqueries.jsonl").read_text().splitlines())
-    assert manifest["queries"] >= 5, "the sample lost its queries of the small benchmark"
     (run_copy / "manifest.json").write_text(json.dumps(manifest))
+    (run_copy / AGREEMENT_FILE).unlink()  # it reports on the whole sample
     return run_copy
+
+
+def test_the_sample_spans_its_benchmarks(run_copy):
+    benchmarks, queries = run_queries(run_copy)
+    manifest = ArtifactFolder(run_copy).manifest()
+    assert [b.name for b in benchmarks] == [b["name"] for b in manifest["benchmarks"]]
+    assert len(benchmarks) >= 2 and len(queries) == manifest["queries"]
+    assert SMALL in {b.name for b in benchmarks}
 
 
 def test_table1_per_judge_on_the_same_queries(small_run_copy):
     run_copy = small_run_copy
+    _, queries = run_queries(run_copy)
+    assert len(queries) >= 5, "the sample lost its queries of the small benchmark"
     frame = table1_per_judge(run_copy)
     judges = list(dict.fromkeys(frame.index.get_level_values("judge")))
     assert len(judges) == 2 and judges[0].startswith("llm:") and judges[1].startswith("offline-similarity")
-    _, queries = run_queries(run_copy)
     for judge in judges:
         assert frame.loc[(judge, "all"), "queries"] == len(queries)
     accepted = sum(len(json.loads(line)["verified"])
