@@ -75,14 +75,14 @@ class OnnxEncoder:
     graph's weights (``onnxruntime.quantization.quantize_dynamic``)."""
 
     def __init__(self, encoder, folder: Path, int8: bool = False, batch_size: int = 32) -> None:
-        self.path = self.export(encoder, folder, int8)
-        self.session = self.load()
-
-    def export(self, encoder, folder: Path, int8: bool) -> Path:
-        """The model's ONNX file in ``folder`` (exported once; ``int8``: its quantized twin)."""
         st = encoder._st
         self.tokenizer, self.max_length = st.tokenizer, int(st.max_seq_length)
         self.batch_size = batch_size
+        self.path = self.export(st, folder, int8)
+        self.session = self.load()
+
+    def export(self, st, folder: Path, int8: bool) -> Path:
+        """The model's ONNX file in ``folder`` (exported once; ``int8``: its quantized twin)."""
         path = folder / "model.onnx"
         if not path.exists():
             model = st[0].auto_model.eval()
