@@ -21,7 +21,15 @@ def _strict(run):
     return {q: {d: 1.0 / r for r, (d, _) in enumerate(ranked(s), 1)} for q, s in run.items()}
 
 
-def test_rrf_matches_ranx_on_real_runs(toolret_parts, bm25_all):
+def test_rrf_matches_ranx_on_real_runs(toolret_parts, bm25_all, monkeypatch):
+    """Against ranx's own fusion code, interpreted: numba's JIT is off while ranx is imported here, so a fresh
+    environment does not compile ranx (about 30 s on 2 cores) for a comparison of 80 queries."""
+    import sys
+
+    import numba
+
+    assert "ranx" not in sys.modules, "ranx was imported compiled before this test"
+    monkeypatch.setattr(numba.config, "DISABLE_JIT", True)
     from ranx import Run, fuse
 
     queries = toolret_parts[1].queries[:80]

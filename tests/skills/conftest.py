@@ -6,6 +6,10 @@ import pytest
 
 from toolex import paths
 
+#: The one small skill setting of the end-to-end skill tests (``python -m toolex.skills`` and the SkillEq
+#: pipeline): the same skills and queries in both, so the second finds every embedding the first made.
+TINY_POOL, TINY_QUERIES = 40, 4
+
 
 @pytest.fixture(scope="session")
 def corpus_path():

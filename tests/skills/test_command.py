@@ -12,6 +12,8 @@ from toolex import cli
 from toolex.commands import skills as command
 from toolex.skills import SkillSettings
 
+from .conftest import TINY_POOL, TINY_QUERIES
+
 
 @pytest.fixture
 def seen(monkeypatch):
@@ -60,10 +62,11 @@ def test_module_alias_runs_the_command(isolated, corpus_path):
     from toolex.skills import skills_dir
 
     done = subprocess.run([sys.executable, "-m", "toolex.skills", "--smoke", "1", "--generator", "offline",
-                           "--judge", "offline", "--n-queries", "3", "--pool-size", "40", "--no-table3"],
+                           "--judge", "offline", "--n-queries", str(TINY_QUERIES),
+                           "--pool-size", str(TINY_POOL), "--no-table3"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((skills_dir() / "smoke-offline-template" / "summary-offline.json").read_text())
-    assert summary["benchmark"]["kept"] == 3
-    assert summary["table1"]["all"]["queries"] == 3 and "table3" not in summary
+    assert summary["benchmark"]["kept"] == TINY_QUERIES
+    assert summary["table1"]["all"]["queries"] == TINY_QUERIES and "table3" not in summary
     assert summary["skilleq"].startswith(str(skills_dir().parent / "annotations" / "skilleq-smoke-"))

@@ -26,6 +26,8 @@ from toolex.skills import (
 )
 from toolex.skills.table3 import PAPER_LABEL
 
+from .conftest import TINY_POOL, TINY_QUERIES
+
 
 @pytest.fixture(scope="module")
 def minilm():
@@ -35,7 +37,7 @@ def minilm():
 
 
 def test_skilleq_smoke(isolated, skills, corpus_path, minilm, monkeypatch):
-    settings = SkillSettings.for_smoke(pool_size=80, n_queries=8)
+    settings = SkillSettings.for_smoke(pool_size=TINY_POOL, n_queries=TINY_QUERIES)
     bench = ensure_skill_benchmark(settings, generator="offline", corpus=corpus_path, skills=skills,
                                    progress=False)
     folder = ensure_skilleq(bench, judge="offline", progress=False)
@@ -49,7 +51,7 @@ def test_skilleq_smoke(isolated, skills, corpus_path, minilm, monkeypatch):
         assert set(a.reference) == set(q.reference)
         assert any(set(c) == set(q.reference) for c in a.combinations)
     stats = table1(folder)
-    assert stats.loc["all", "queries"] == 8
+    assert stats.loc["all", "queries"] == TINY_QUERIES
     assert stats.loc["all", "sub_queries"] == sum(len(q.reference) for q in bench)
     assert stats.loc["all", "avg_combinations_per_query"] >= 1.0
 
@@ -77,7 +79,7 @@ def test_skilleq_smoke(isolated, skills, corpus_path, minilm, monkeypatch):
     assert record["settings"] == asdict(settings) and record["generator"] == "offline-template"
     assert record["judge"] == report.judge and record["retrievers"] == ["bm25", "dense:minilm"]
     assert record["annotation_folder"] == str(folder) and record["benchmark_key"] == bench.meta["key"]
-    assert "8 queries over 80 skills" in record["data"]
+    assert f"{TINY_QUERIES} queries over {TINY_POOL} skills" in record["data"]
     text = report.footer(["bm25"])
     assert text.startswith(f"Data: {report.describe()}") and f"Judge: {report.judge}" in text
     assert text.endswith(f"toolex {__version__}")
