@@ -90,7 +90,7 @@ def test_the_model_folder_is_keyed_by_settings_and_data_and_reused(tmp_path, mon
 
 
 @pytest.mark.slow
-def test_training_writes_a_model_that_retrieves(tmp_path):
+def test_training_writes_a_model_that_retrieves(tmp_path, capsys):
     """Two small batches of real training: the folder holds the model and its manifest, no temporary folder
     is left, and the model loads as ``dense:<folder>``."""
     from toolex.retrieval import build_retriever, retrieve_queries
@@ -103,6 +103,8 @@ def test_training_writes_a_model_that_retrieves(tmp_path):
     assert manifest["training"]["steps"] >= 2 and manifest["labels"].startswith("one-to-one")
     assert json.loads((out / finetune.MANIFEST).read_text())["settings"]["batch_size"] == 8
     assert [p.name for p in out.parent.iterdir()] == ["minilm-ft-test"]
+    said = capsys.readouterr().err  # the duration is announced before the first batch
+    assert f"{manifest['training']['steps']} batches of 8, expected duration shown after its first" in said
     from sentence_transformers import SentenceTransformer
 
     from toolex.retrieval.encoders import minilm_path
@@ -201,3 +203,24 @@ def test_the_alias_names_the_default_model_and_never_trains(tmp_path, monkeypatc
     assert finetune.resolve_spec("dense:minilm-ft-tooleq") == "dense:minilm-ft-tooleq"  # another name
     with pytest.raises(InputError, match="resolve_spec"):
         embedded_model("minilm-ft")
+
+
+def test_the_expected_duration_comes_from_earlier_trainings_like_this_one(tmp_path):
+    settings = FinetuneSettings(batch_size=32, max_length=128)
+    models = tmp_path / "models"
+    assert "no earlier training here" in finetune.expected_duration(settings, 200, models)
+
+    def made(name: str, seconds: float, steps: int, batch_size: int = 32) -> None:
+        (models / name).mkdir(parents=True)
+        (models / name / finetune.MANIFEST).write_text(json.dumps(
+            {"settings": {"batch_size": batch_size, "max_length": 128}, "seconds": seconds,
+             "training": {"steps": steps}}))
+
+    made("minilm-ft-a", 800.0, 100)    # 8 s per batch
+    made("minilm-ft-b", 1800.0, 200)   # 9 s
+    made("minilm-ft-c", 2200.0, 200)   # 11 s
+    made("minilm-ft-d", 20.0, 10, batch_size=16)  # other settings: not counted
+    (models / "minilm-ft-e").mkdir()
+    (models / "minilm-ft-e" / finetune.MANIFEST).write_text("{partial")  # being written: not counted
+    said = finetune.expected_duration(settings, 200, models)
+    assert said.startswith("expected about 30 min (9.0 s per batch, the median of 3 earlier trainings")

@@ -30,6 +30,7 @@ import os
 import random
 import re
 import shutil
+import sys
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -44,7 +45,7 @@ from toolex.data.records import Benchmark, Query, Tool
 from toolex.data.registry import pool_identity
 from toolex.errors import InputError
 from toolex.io.annotations import read_annotations
-from toolex.io.progress import Tracker
+from toolex.io.progress import Tracker, duration
 from toolex.retrieval.base import retrieve_queries
 from toolex.retrieval.encoders import FINETUNED_ALIAS, embedded_model
 from toolex.retrieval.spec import build_retriever
@@ -248,7 +249,10 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     model.train()
     losses = []
     labels = "one-to-one labels" if settings.labels is None else "ToolEq labels"
-    tracker = Tracker(f"fine-tune {settings.base} ({labels}, {len(triples):,} triples)", len(plan), "batches")
+    what = f"fine-tune {settings.base} ({labels}, {len(triples):,} triples)"
+    print(f"[toolex] {what}: {len(plan):,} batches of {settings.batch_size}, "
+          f"{expected_duration(settings, len(plan), out.parent)}", file=sys.stderr, flush=True)
+    tracker = Tracker(what, len(plan), "batches")
     for batch in tqdm(plan, desc="fine-tune", disable=not progress, unit="batch"):
         columns = ([t.query for t in batch], [t.positive for t in batch], [t.negative for t in batch])
         features = [{k: v.to(model.device) if isinstance(v, torch.Tensor) else v
@@ -272,6 +276,26 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
     return manifest
+
+
+def expected_duration(settings: FinetuneSettings, steps: int, models: Path) -> str:
+    """What a training of ``steps`` batches should take, said before it starts: the median seconds per batch
+    (triple mining included) of the models in ``models`` trained with the same base, batch size and token
+    length on this machine, or, with none, that the first batches will tell."""
+    rates = []
+    for path in sorted(models.glob(f"{settings.base}-ft-*/{MANIFEST}")):
+        try:
+            made = json.loads(path.read_text())
+            same = all(made["settings"].get(k) == getattr(settings, k) for k in ("batch_size", "max_length"))
+            if same and made["training"]["steps"] > 0:
+                rates.append(made["seconds"] / made["training"]["steps"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # a model folder being written, or one of another layout, says nothing here
+    if not rates:
+        return "expected duration shown after its first batches (no earlier training here to go by)"
+    rate = sorted(rates)[len(rates) // 2]
+    return (f"expected about {duration(rate * steps)} ({rate:.1f} s per batch, the median of {len(rates)} "
+            f"earlier trainings here with these batch and length settings)")
 
 
 def _manifest(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], triples: Sequence[Triple],
