@@ -210,17 +210,27 @@ def test_the_expected_duration_comes_from_earlier_trainings_like_this_one(tmp_pa
     models = tmp_path / "models"
     assert "no earlier training here" in finetune.expected_duration(settings, 200, models)
 
-    def made(name: str, seconds: float, steps: int, batch_size: int = 32) -> None:
+    def made(name: str, text: str) -> None:
         (models / name).mkdir(parents=True)
-        (models / name / finetune.MANIFEST).write_text(json.dumps(
-            {"settings": {"batch_size": batch_size, "max_length": 128}, "seconds": seconds,
-             "training": {"steps": steps}}))
+        (models / name / finetune.MANIFEST).write_text(text)
 
-    made("minilm-ft-a", 800.0, 100)    # 8 s per batch
-    made("minilm-ft-b", 1800.0, 200)   # 9 s
-    made("minilm-ft-c", 2200.0, 200)   # 11 s
-    made("minilm-ft-d", 20.0, 10, batch_size=16)  # other settings: not counted
-    (models / "minilm-ft-e").mkdir()
-    (models / "minilm-ft-e" / finetune.MANIFEST).write_text("{partial")  # being written: not counted
+    def manifest(seconds: float, steps: int, batch_size: int = 32, loop: float | None = None) -> str:
+        training = {"steps": steps} if loop is None else {"steps": steps, "loop_seconds": loop}
+        return json.dumps({"settings": {"batch_size": batch_size, "max_length": 128}, "seconds": seconds,
+                           "training": training})
+
+    made("minilm-ft-a", manifest(800.0, 100))    # 8 s per batch, mining included
     said = finetune.expected_duration(settings, 200, models)
-    assert said.startswith("expected about 30 min (9.0 s per batch, the median of 3 earlier trainings")
+    assert said == ("expected about 27 min (8.0 s per batch: 1 earlier training here with these batch and "
+                    "length settings, whole trainings, triple mining included)")
+    made("minilm-ft-b", manifest(2000.0, 200, loop=1800.0))   # 9 s per batch of its own
+    made("minilm-ft-c", manifest(2200.0, 200))   # 11 s
+    made("minilm-ft-d", manifest(20.0, 10, batch_size=16))  # other settings: not counted
+    made("minilm-ft-e", "{partial")  # being written: not counted
+    made("minilm-ft-f.tmp-123", manifest(1.0, 100))  # a model being saved: not counted
+    made("minilm-ft-g", json.dumps({"settings": None, "seconds": 1.0, "training": {"steps": 1}}))
+    made("minilm-ft-h", manifest(float("nan"), 100))
+    made("minilm-ft-i", manifest(5.0, 0))
+    said = finetune.expected_duration(settings, 200, models)
+    assert said == ("expected about 30 min (9.0 s per batch: the median of 3 earlier trainings here with "
+                    "these batch and length settings, the batches alone)")

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 from toolex.io.trec import ranked
@@ -21,22 +26,26 @@ def _strict(run):
     return {q: {d: 1.0 / r for r, (d, _) in enumerate(ranked(s), 1)} for q, s in run.items()}
 
 
-def test_rrf_matches_ranx_on_real_runs(toolret_parts, bm25_all, monkeypatch):
-    """Against ranx's own fusion code, interpreted: numba's JIT is off while ranx is imported here, so a fresh
-    environment does not compile ranx (about 30 s on 2 cores) for a comparison of 80 queries."""
-    import sys
+_RANX_RRF = """
+import json, sys
+from ranx import Run, fuse
+runs = json.load(sys.stdin)
+json.dump(fuse([Run(r) for r in runs], method="rrf", params={"k": 60}).to_dict(), sys.stdout)
+"""
 
-    import numba
 
-    assert "ranx" not in sys.modules, "ranx was imported compiled before this test"
-    monkeypatch.setattr(numba.config, "DISABLE_JIT", True)
-    from ranx import Run, fuse
-
+def test_rrf_matches_ranx_on_real_runs(toolret_parts, bm25_all):
+    """Against ranx's own fusion code, run interpreted in a process of its own (``NUMBA_DISABLE_JIT=1``), so
+    that a fresh environment does not compile ranx (about 30 s on 2 cores) for 80 queries."""
     queries = toolret_parts[1].queries[:80]
     with_inst = _strict(retrieve_queries(bm25_all, queries, k=50))
     without = _strict(retrieve_queries(bm25_all, queries, k=50, use_instruction=False))
     ours = rrf([with_inst, without], k=60)
-    theirs = fuse([Run(with_inst), Run(without)], method="rrf", params={"k": 60}).to_dict()
+    done = subprocess.run([sys.executable, "-c", _RANX_RRF], input=json.dumps([with_inst, without]),
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    theirs = json.loads(done.stdout)
     assert ours.keys() == theirs.keys()
     for qid in ours:
         assert ours[qid].keys() == theirs[qid].keys()

@@ -7,7 +7,8 @@ import pytest
 from toolex import paths
 
 #: The one small skill setting of the end-to-end skill tests (``python -m toolex.skills`` and the SkillEq
-#: pipeline): the same skills and queries in both, so the second finds every embedding the first made.
+#: pipeline): the same skills and queries in both, so the second finds every mpnet embedding (the judge's and
+#: Stage 2's) the first made; only its Table 3 encodes with MiniLM.
 TINY_POOL, TINY_QUERIES = 40, 4
 
 

@@ -59,11 +59,11 @@ def test_skilleq_smoke(isolated, skills, corpus_path, minilm, monkeypatch):
     from toolex.annotate import judges
 
     written = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
-    monkeypatch.setattr(judges, "build_judge",
+    with monkeypatch.context() as patched:  # undone alone: the isolated folders stay set
+        patched.setattr(judges, "build_judge",
                         lambda *a, **k: pytest.fail("judge built for a complete folder"))
-    assert ensure_skilleq(bench, judge="offline", progress=False) == folder
-    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == written
-    monkeypatch.undo()
+        assert ensure_skilleq(bench, judge="offline", progress=False) == folder
+        assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == written
 
     frame = table3(bench, folder, retrievers=["bm25", minilm], k=10)
     ours = frame[frame["source"] != PAPER_LABEL]

@@ -26,6 +26,7 @@ changed setting trains a new one. ``dense:minilm-ft`` names the model of the def
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import re
@@ -248,11 +249,7 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     tokenize = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers >= 5.2 renamed it
     model.train()
     losses = []
-    labels = "one-to-one labels" if settings.labels is None else "ToolEq labels"
-    what = f"fine-tune {settings.base} ({labels}, {len(triples):,} triples)"
-    print(f"[toolex] {what}: {len(plan):,} batches of {settings.batch_size}, "
-          f"{expected_duration(settings, len(plan), out.parent)}", file=sys.stderr, flush=True)
-    tracker = Tracker(what, len(plan), "batches")
+    tracker, looped = announced(settings, len(triples), len(plan), out.parent), time.perf_counter()
     for batch in tqdm(plan, desc="fine-tune", disable=not progress, unit="batch"):
         columns = ([t.query for t in batch], [t.positive for t in batch], [t.negative for t in batch])
         features = [{k: v.to(model.device) if isinstance(v, torch.Tensor) else v
@@ -268,6 +265,7 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     model.eval()
     model.max_seq_length = reads  # the tuned model reads what its base reads, so only the weights differ
     manifest = _manifest(settings, benchmarks, triples, len(plan), losses, reads, started)
+    manifest["training"]["loop_seconds"] = round(time.perf_counter() - looped, 1)
     manifest["versions"]["torch"] = torch.__version__
     tmp = out.with_name(out.name + f".tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -278,24 +276,45 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     return manifest
 
 
+def announced(settings: FinetuneSettings, triples: int, steps: int, models: Path) -> Tracker:
+    """Say on stderr, before the first batch, what the training is and how long it should take; the
+    :class:`Tracker` of its batches."""
+    labels = "one-to-one labels" if settings.labels is None else "ToolEq labels"
+    what = f"fine-tune {settings.base} ({labels}, {triples:,} triples)"
+    print(f"[toolex] {what}: {steps:,} batches of {settings.batch_size}, "
+          f"{expected_duration(settings, steps, models)}", file=sys.stderr, flush=True)
+    return Tracker(what, steps, "batches")
+
+
 def expected_duration(settings: FinetuneSettings, steps: int, models: Path) -> str:
-    """What a training of ``steps`` batches should take, said before it starts: the median seconds per batch
-    (triple mining included) of the models in ``models`` trained with the same base, batch size and token
-    length on this machine, or, with none, that the first batches will tell."""
-    rates = []
+    """What ``steps`` batches should take, said before the first: the median seconds per batch of the
+    models in ``models`` trained here with the same base, batch size and token length (their batches alone
+    where the manifest records it, else the whole training with its triple mining), or, with none, that the
+    first batches will tell."""
+    rates: list[tuple[float, bool]] = []
     for path in sorted(models.glob(f"{settings.base}-ft-*/{MANIFEST}")):
+        if ".tmp-" in path.parent.name:
+            continue  # a model being written
         try:
             made = json.loads(path.read_text())
-            same = all(made["settings"].get(k) == getattr(settings, k) for k in ("batch_size", "max_length"))
-            if same and made["training"]["steps"] > 0:
-                rates.append(made["seconds"] / made["training"]["steps"])
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # a model folder being written, or one of another layout, says nothing here
+            chosen, training = made["settings"], made["training"]
+            if not (isinstance(chosen, dict) and isinstance(training, dict)):
+                continue
+            loop = training.get("loop_seconds")
+            seconds, steps_made = (loop if loop is not None else made["seconds"]), training["steps"]
+            rate = float(seconds) / int(steps_made)
+        except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError):
+            continue  # a manifest of another layout says nothing here
+        if all(chosen.get(k) == getattr(settings, k) for k in ("batch_size", "max_length")) \
+                and math.isfinite(rate) and rate > 0:
+            rates.append((rate, loop is not None))
     if not rates:
         return "expected duration shown after its first batches (no earlier training here to go by)"
-    rate = sorted(rates)[len(rates) // 2]
-    return (f"expected about {duration(rate * steps)} ({rate:.1f} s per batch, the median of {len(rates)} "
-            f"earlier trainings here with these batch and length settings)")
+    rate, batches_only = sorted(rates)[(len(rates) - 1) // 2]
+    what = "the batches alone" if batches_only else "whole trainings, triple mining included"
+    count = "1 earlier training" if len(rates) == 1 else f"the median of {len(rates)} earlier trainings"
+    return (f"expected about {duration(rate * steps)} ({rate:.1f} s per batch: {count} here with these batch "
+            f"and length settings, {what})")
 
 
 def _manifest(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], triples: Sequence[Triple],
