@@ -96,6 +96,27 @@ def test_compaction_keeps_every_vector(tmp_path):
     assert [float(v[0]) for v in fresh.get([f"t{i}" for i in range(5)])] == [0, 1, 2, 3, 4]
 
 
+def test_a_cache_sees_what_another_process_wrote_after_it_was_read(tmp_path):
+    """Two caches on one folder stand for two processes (a notebook kernel and a command): vectors the
+    second stores after the first has read the folder are found by the first, not encoded again, and its
+    compaction keeps them."""
+    settings = {"model": "m"}
+    first = EmbeddingCache(settings, root=tmp_path)
+    first.put(["a"], np.full((1, 4), 1, np.float32))
+    other = EmbeddingCache(settings, root=tmp_path)
+    other.put(["b", "c"], np.full((2, 4), 2, np.float32))
+    encoded: list[str] = []
+    vectors = first.embed(["a", "b", "c"], lambda texts: encoded.extend(texts) or np.zeros((len(texts), 4)))
+    assert encoded == [] and vectors[:, 0].tolist() == [1, 2, 2]
+    assert first.stats.hits == 3 and first.stats.misses == 0
+    other.put(["d"], np.full((1, 4), 3, np.float32))  # not read by the first before it compacts
+    first.put(["e"], np.full((1, 4), 4, np.float32))
+    first.compact()
+    assert len(list(first.folder.glob("shard-*.emb"))) == 1
+    again = EmbeddingCache(settings, root=tmp_path)
+    assert [float(v[0]) for v in again.get(["a", "b", "c", "d", "e"])] == [1, 2, 2, 3, 4]
+
+
 def test_shard_round_trip(tmp_path):
     digests = [bytes([i]) * 32 for i in range(4)]
     vectors = np.arange(12, dtype=np.float32).reshape(4, 3)

@@ -104,20 +104,34 @@ class EmbeddingCache:
         self.compact_after = compact_after
         self.stats = CacheStats()
         self._vectors: dict[bytes, np.ndarray] | None = None
+        self._read: set[str] = set()  # the shards whose vectors are in memory
 
     def _load(self) -> dict[bytes, np.ndarray]:
-        if self._vectors is not None:
-            return self._vectors
-        self._vectors = {}
+        if self._vectors is None:
+            self._vectors = {}
+            self._read_new_shards()
+        return self._vectors
+
+    def _read_new_shards(self) -> bool:
+        """Read the shards not read yet, those another process (or another cache on the same folder) wrote
+        since; whether any was."""
+        store = self._load()
+        added = False
         for shard in sorted(self.folder.glob("shard-*.emb")):
+            if shard.name in self._read:
+                continue
             try:
                 digests, vectors = read_shard(shard)
+            except FileNotFoundError:
+                continue  # compacted away by another process meanwhile; its vectors are in the merged shard
             except (OSError, ValueError):
                 self.stats.corrupt += 1
                 shard.unlink(missing_ok=True)
                 continue
-            self._vectors.update(zip(digests, vectors))
-        return self._vectors
+            store.update(zip(digests, vectors))
+            self._read.add(shard.name)
+            added = True
+        return added
 
     def __len__(self) -> int:
         return len(self._load())
@@ -125,7 +139,10 @@ class EmbeddingCache:
     def get(self, texts: Sequence[str]) -> list[np.ndarray | None]:
         """The cached vector of each text, or None; counts hits and misses."""
         store = self._load()
-        found = [store.get(keys.text_digest(t)) for t in texts]
+        digests = [keys.text_digest(t) for t in texts]
+        found = [store.get(d) for d in digests]
+        if any(v is None for v in found) and self._read_new_shards():
+            found = [store.get(d) for d in digests]
         hits = sum(v is not None for v in found)
         self.stats.hits += hits
         self.stats.misses += len(texts) - hits
@@ -149,13 +166,15 @@ class EmbeddingCache:
         matrix = np.stack([fresh[d] for d in digests])
         name = keys.key_of_bytes(b"".join(digests))
         write_shard(self.folder / f"shard-{name}.emb", digests, matrix)
+        self._read.add(f"shard-{name}.emb")
         store.update(fresh)
         if len(list(self.folder.glob("shard-*.emb"))) > self.compact_after:
             self.compact()
 
     def compact(self) -> None:
-        """Merge every shard into one (written before the old ones are removed)."""
+        """Merge every shard into one (written before the old ones are removed), another process's too."""
         store = self._load()
+        self._read_new_shards()
         old = sorted(self.folder.glob("shard-*.emb"))
         if len(old) <= 1 or not store:
             return
@@ -163,6 +182,7 @@ class EmbeddingCache:
         name = keys.key_of_bytes(b"".join(digests))
         target = self.folder / f"shard-{name}.emb"
         write_shard(target, digests, np.stack([store[d] for d in digests]))
+        self._read.add(target.name)
         for shard in old:
             if shard != target:
                 shard.unlink(missing_ok=True)
