@@ -39,7 +39,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q --no-compile -e ".[$(EXTRAS)]"
-	@# bytecode for what runs import (not for the 24,000 files of the environment, most never imported)
+	@# bytecode for what runs import (not for the environment's 24,000 files, most never imported)
 	$(PY) -c "import importlib, sys; [importlib.import_module(m) for m in sys.argv[1:]]" $(WARM)
 	touch $@
 
