@@ -40,9 +40,9 @@ $(STAMP): pyproject.toml
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q --no-compile -e ".[$(EXTRAS)]"
 	@# bytecode for what runs import (not for the environment's 24,000 files, most never imported)
-	@# (those of the extras installed: EXTRAS may leave the notebooks or the test tools out)
-	$(PY) -c "import importlib as i, importlib.util as u, sys; \
-	  [i.import_module(m) for m in sys.argv[1:] if u.find_spec(m.split('.')[0])]" $(WARM)
+	@# (those of the extras installed: EXTRAS may leave the notebooks or the test tools out); it only saves
+	@# time, so a module that fails to import is named and skipped
+	$(PY) -m toolex.io.warm $(WARM)
 	touch $@
 
 # Opening, running or autosaving a notebook must not change what git sees (see .gitattributes).

@@ -117,6 +117,25 @@ def test_a_cache_sees_what_another_process_wrote_after_it_was_read(tmp_path):
     assert [float(v[0]) for v in again.get(["a", "b", "c", "d", "e"])] == [1, 2, 2, 3, 4]
 
 
+def test_compaction_deletes_only_the_shards_it_merged(tmp_path, monkeypatch):
+    """A shard another process writes after this cache read the folder, while it compacts, stays."""
+    settings = {"model": "m"}
+    first = EmbeddingCache(settings, root=tmp_path)
+    first.put(["a"], np.full((1, 4), 1, np.float32))
+    first.put(["b"], np.full((1, 4), 2, np.float32))
+    other = EmbeddingCache(settings, root=tmp_path)
+    read = first._read_new_shards
+
+    def read_then_another_writes(*args):
+        found = read(*args)
+        other.put(["x"], np.full((1, 4), 9, np.float32))
+        return found
+
+    monkeypatch.setattr(first, "_read_new_shards", read_then_another_writes)
+    first.compact()
+    assert [float(v[0]) for v in EmbeddingCache(settings, root=tmp_path).get(["a", "b", "x"])] == [1, 2, 9]
+
+
 def test_shard_round_trip(tmp_path):
     digests = [bytes([i]) * 32 for i in range(4)]
     vectors = np.arange(12, dtype=np.float32).reshape(4, 3)

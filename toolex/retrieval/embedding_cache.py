@@ -112,25 +112,33 @@ class EmbeddingCache:
             self._read_new_shards()
         return self._vectors
 
-    def _read_new_shards(self) -> bool:
-        """Read the shards not read yet, those another process (or another cache on the same folder) wrote
-        since; whether any was."""
-        store = self._load()
+    def _read_new_shards(self, passes: int = 3) -> bool:
+        """Read into memory the shards not read yet, those another process (or another cache on the same
+        folder) wrote since; whether any was. A shard compacted away meanwhile sends it round again, to the
+        merged one; a shard that cannot be read now (permissions, I/O) is left for later."""
+        store = self._vectors if self._vectors is not None else self._load()
         added = False
-        for shard in sorted(self.folder.glob("shard-*.emb")):
-            if shard.name in self._read:
-                continue
-            try:
-                digests, vectors = read_shard(shard)
-            except FileNotFoundError:
-                continue  # compacted away by another process meanwhile; its vectors are in the merged shard
-            except (OSError, ValueError):
-                self.stats.corrupt += 1
-                shard.unlink(missing_ok=True)
-                continue
-            store.update(zip(digests, vectors))
-            self._read.add(shard.name)
-            added = True
+        for _ in range(passes):
+            gone = False
+            for shard in sorted(self.folder.glob("shard-*.emb")):
+                if shard.name in self._read:
+                    continue
+                try:
+                    digests, vectors = read_shard(shard)
+                except FileNotFoundError:
+                    gone = True
+                    continue
+                except ValueError:  # not a whole shard of this format: dropped, its texts encoded again
+                    self.stats.corrupt += 1
+                    shard.unlink(missing_ok=True)
+                    continue
+                except OSError:
+                    continue
+                store.update(zip(digests, vectors))
+                self._read.add(shard.name)
+                added = True
+            if not gone:
+                break
         return added
 
     def __len__(self) -> int:
@@ -175,7 +183,7 @@ class EmbeddingCache:
         """Merge every shard into one (written before the old ones are removed), another process's too."""
         store = self._load()
         self._read_new_shards()
-        old = sorted(self.folder.glob("shard-*.emb"))
+        old = [p for p in sorted(self.folder.glob("shard-*.emb")) if p.name in self._read]  # those it merges
         if len(old) <= 1 or not store:
             return
         digests = sorted(store)
