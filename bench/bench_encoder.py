@@ -116,18 +116,27 @@ class OnnxEncoder:
         """The transformer's last hidden states of one batch."""
         return self.session.run(None, {"input_ids": input_ids, "attention_mask": mask})[0]
 
-    def encode(self, texts: list[str]) -> np.ndarray:
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # alike lengths share a batch
-        out = np.zeros((len(texts), 768), dtype=np.float32)
+    def batches(self, texts: list[str]):
+        """Each batch's text positions, token ids and attention mask, longest texts first (alike lengths
+        share a batch)."""
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         for start in range(0, len(order), self.batch_size):
             at = order[start:start + self.batch_size]
             batch = self.tokenizer([texts[i] for i in at], padding=True, truncation=True,
                                    max_length=self.max_length, return_tensors="np")
-            mask = batch["attention_mask"].astype(np.int64)
-            hidden = self.hidden(batch["input_ids"].astype(np.int64), mask)
-            summed = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
-            out[at] = summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)
+            yield at, batch["input_ids"].astype(np.int64), batch["attention_mask"].astype(np.int64)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), 768), dtype=np.float32)
+        for at, input_ids, mask in self.batches(texts):
+            out[at] = mean_pooled(self.hidden(input_ids, mask), mask)
         return out
+
+
+def mean_pooled(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Unit-length mean of each text's token states over its mask (sentence-transformers' pooling)."""
+    summed = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+    return summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)
 
 
 class OpenVinoEncoder(OnnxEncoder):
@@ -169,24 +178,16 @@ class OpenVinoStreamsEncoder(OpenVinoEncoder):
     def encode(self, texts: list[str]) -> np.ndarray:
         import openvino
 
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         out = np.zeros((len(texts), 768), dtype=np.float32)
         queue = openvino.AsyncInferQueue(self.session, self.STREAMS)
 
         def pooled(request, userdata) -> None:
             at, mask = userdata
-            hidden = request.get_output_tensor(0).data
-            summed = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
-            out[at] = summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)
+            out[at] = mean_pooled(request.get_output_tensor(0).data, mask)
 
         queue.set_callback(pooled)
-        for start in range(0, len(order), self.batch_size):
-            at = order[start:start + self.batch_size]
-            batch = self.tokenizer([texts[i] for i in at], padding=True, truncation=True,
-                                   max_length=self.max_length, return_tensors="np")
-            mask = batch["attention_mask"].astype(np.int64)
-            queue.start_async({"input_ids": batch["input_ids"].astype(np.int64), "attention_mask": mask},
-                              (at, mask))
+        for at, input_ids, mask in self.batches(texts):
+            queue.start_async({"input_ids": input_ids, "attention_mask": mask}, (at, mask))
         queue.wait_all()
         return out
 

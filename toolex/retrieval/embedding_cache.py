@@ -116,7 +116,7 @@ class EmbeddingCache:
         """Read into memory the shards not read yet, those another process (or another cache on the same
         folder) wrote since; whether any was. A shard compacted away meanwhile sends it round again, to the
         merged one; a shard that cannot be read now (permissions, I/O) is left for later."""
-        store = self._vectors if self._vectors is not None else self._load()
+        store = self._load()  # from _load itself: the empty store it just made
         added = False
         for _ in range(passes):
             gone = False
