@@ -28,6 +28,13 @@ FINETUNED_ALIAS = "minilm-ft"
 #: 128,
 #: and 256 keeps a tool's name, description and parameters at a third less CPU time).
 MPNET_MAX_LENGTH = 256
+#: Texts per forward pass of a sentence-transformers encoder on the CPU: batches of 8 encoded documents
+#: faster than batches of 32 (the old default) with MiniLM and mpnet on 2 cores, chosen over every source and
+#: with each source left out in turn (``bench/bench_batch_size.py``; ``data/bench/batch_size_cpu.json`` keeps
+#: the ratios). The vectors move in the 7th decimal, as with any change of which texts share a batch.
+CPU_BATCH_SIZE = 8
+#: The same on a GPU, where larger batches fill the device (not measured here).
+GPU_BATCH_SIZE = 32
 
 
 def minilm_path() -> Path:
@@ -75,6 +82,11 @@ def _offline_if_local(model: str) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+def default_batch_size(device: str) -> int:
+    """Texts per forward pass of a sentence-transformers encoder on ``device`` when none is asked for."""
+    return CPU_BATCH_SIZE if device == "cpu" else GPU_BATCH_SIZE
+
+
 def _device(device: str | None) -> str:
     if device:
         return device
@@ -103,13 +115,15 @@ class Encoder(ABC):
 class SentenceTransformerEncoder(Encoder):
     """A sentence-transformers model (hub id or local folder); its own pooling modules apply."""
 
-    def __init__(self, model: str, max_length: int | None = None, batch_size: int = 32,
+    def __init__(self, model: str, max_length: int | None = None, batch_size: int | None = None,
                  normalize: bool = True, device: str | None = None, label: str | None = None) -> None:
         from sentence_transformers import SentenceTransformer
 
         _offline_if_local(model)
         self.model, self.label = model, label or model
-        self._st = SentenceTransformer(model, device=_device(device), trust_remote_code=True)
+        device = _device(device)
+        batch_size = batch_size or default_batch_size(device)
+        self._st = SentenceTransformer(model, device=device, trust_remote_code=True)
         if max_length:
             self._st.max_seq_length = max_length
         self.max_length = int(self._st.max_seq_length or 0)
@@ -223,9 +237,11 @@ class OpenAIEncoder(Encoder):
         return l2_normalize(vectors) if self.normalize else vectors
 
 
-def load_encoder(model: str, family: str = "plain", max_length: int | None = None, batch_size: int = 32,
-                 device: str | None = None, kind: str = "auto") -> Encoder:
-    """An encoder for a hub id or a local folder (``minilm`` / ``mpnet`` for the embedded models).
+def load_encoder(model: str, family: str = "plain", max_length: int | None = None,
+                 batch_size: int | None = None, device: str | None = None, kind: str = "auto") -> Encoder:
+    """An encoder for a hub id or a local folder (``minilm`` / ``mpnet`` for the embedded models);
+    ``batch_size``: texts per forward pass (None: each kind's own default, :data:`CPU_BATCH_SIZE` for
+    sentence-transformers on the CPU).
 
     ``kind``: ``auto`` (transformers with last-token pooling for the qwen3 family, sentence-transformers
     otherwise), ``sentence-transformers`` or ``transformers``.
@@ -241,7 +257,7 @@ def load_encoder(model: str, family: str = "plain", max_length: int | None = Non
     if kind == "transformers":
         pooling = "last" if family == "qwen3" else "mean"
         return TransformersEncoder(model, pooling=pooling, max_length=max_length or 512,
-                                   batch_size=batch_size,
+                                   batch_size=batch_size or 16,
                                    device=device, label=label)
     if kind == "sentence-transformers":
         return SentenceTransformerEncoder(model, max_length=max_length, batch_size=batch_size, device=device,

@@ -80,7 +80,7 @@ def _split_parts(text: str) -> list[str]:
 
 
 def build_retriever(spec: str | RetrieverSpec, family: str | None = None, max_length: int | None = None,
-                    batch_size: int = 32, device: str | None = None, cache: bool | str | Path = True,
+                    batch_size: int | None = None, device: str | None = None, cache: bool | str | Path = True,
                     progress: bool = False, api_key: str | None = None,
                     encoder_kind: str = "auto") -> Retriever:
     """A ready-to-index retriever for a spec; ``family`` overrides the prompt family detected from the
@@ -98,7 +98,7 @@ def build_retriever(spec: str | RetrieverSpec, family: str | None = None, max_le
     encoder: Encoder
     if parsed.kind == "openai":
         encoder = OpenAIEncoder(parsed.model, base_url=parsed.base_url, api_key=api_key,
-                                batch_size=max(batch_size, 1))
+                                batch_size=max(batch_size or 32, 1))
     else:
         encoder = load_encoder(parsed.model, family=family, max_length=max_length, batch_size=batch_size,
                                device=device, kind=encoder_kind)
