@@ -4,9 +4,9 @@ For each embedded model (MiniLM, mpnet) and each source of documents (the tools 
 and the skills), seeded windows of 32 documents neighbouring in length are encoded with each batch size, as
 the embedding cache and sentence-transformers feed an encoder (texts sorted by length, so that a batch of 32
 holds texts of alike length; a random sample would pad batches of 32 more than a run does). Every size is
-timed twice in alternation and the faster pass kept, as a ratio against batch size 32 in the same run; the
-vectors are compared with those of batch size 32 (a batch's padding moves float32 vectors in the 7th
-decimal).
+timed twice, in one order and then in reverse, and the faster pass kept, as a ratio against batch size 32 in
+the same run; the vectors are compared with those of batch size 32 (a batch's padding moves float32 vectors
+in the 7th decimal).
 
 The choice: the batch size with the highest geometric mean of the ratio over every (model, source) cell.
 Each source is also left out in turn: the size chosen on the other sources and its ratio on the one left out
@@ -40,6 +40,8 @@ BASELINE = 32
 def windows(documents: list[str], count: int, seed: int, width: int = BASELINE) -> list[str]:
     """``count`` seeded windows of ``width`` documents, each a run of neighbours in length order."""
     ordered = sorted(documents, key=len, reverse=True)
+    if len(ordered) <= width:
+        return ordered
     starts = random.Random(seed).sample(range(len(ordered) // width), min(count, len(ordered) // width))
     return [text for start in sorted(starts) for text in ordered[start * width:(start + 1) * width]]
 
@@ -62,8 +64,8 @@ def cell(encoder, texts: list[str], sizes: list[int]) -> dict[str, dict[str, flo
     """Seconds, texts per second, ratio to :data:`BASELINE` and largest vector change of each batch size."""
     best: dict[int, float] = {}
     vectors: dict[int, np.ndarray] = {}
-    for _ in range(2):
-        for size in sizes:
+    for order in (sizes, sizes[::-1]):  # the second pass in reverse, so that no size is always timed last
+        for size in order:
             seconds, vectors[size] = timed(encoder, texts, size)
             best[size] = min(best.get(size, math.inf), seconds)
     return {str(size): {"seconds": round(best[size], 3), "texts_per_s": round(len(texts) / best[size], 2),

@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--retriever", default="dense:minilm")
     parser.add_argument("--benchmark", default="toolret/apibank")
     parser.add_argument("--limit", type=int, default=None, help="at most this many tools (and queries)")
-    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--batch-size", type=int, default=None, help="default: the encoder's own")
     args = parser.parse_args()
 
     bench = load_benchmark(args.benchmark)

@@ -39,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="prompt family of a dense model (default: from its name)")
     parser.add_argument("--max-length", type=int, help="maximum tokens per text (dense)")
     parser.add_argument("--batch-size", type=int, default=None,
-                        help="texts per forward pass of a dense encoder (default: 8 on the CPU, 32 on a GPU)")
+                        help="texts per forward pass of a dense encoder (default: 8 for a "
+                             "sentence-transformers model on the CPU, else 32)")
     parser.add_argument("--device", help="torch device (default: cuda when available, else cpu)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
     parser.add_argument("--tag", help="run tag (default: the retriever spec)")

@@ -33,8 +33,9 @@ MPNET_MAX_LENGTH = 256
 #: with each source left out in turn (``bench/bench_batch_size.py``; ``data/bench/batch_size_cpu.json`` keeps
 #: the ratios). The vectors move in the 7th decimal, as with any change of which texts share a batch.
 CPU_BATCH_SIZE = 8
-#: The same on a GPU, where larger batches fill the device (not measured here).
-GPU_BATCH_SIZE = 32
+#: Texts per forward pass (or request) everywhere else: sentence-transformers on a GPU, where larger batches
+#: fill the device (not measured here), transformers models and OpenAI-compatible endpoints.
+BATCH_SIZE = 32
 
 
 def minilm_path() -> Path:
@@ -84,7 +85,7 @@ def _offline_if_local(model: str) -> None:
 
 def default_batch_size(device: str) -> int:
     """Texts per forward pass of a sentence-transformers encoder on ``device`` when none is asked for."""
-    return CPU_BATCH_SIZE if device == "cpu" else GPU_BATCH_SIZE
+    return CPU_BATCH_SIZE if device == "cpu" else BATCH_SIZE
 
 
 def _device(device: str | None) -> str:
@@ -240,8 +241,8 @@ class OpenAIEncoder(Encoder):
 def load_encoder(model: str, family: str = "plain", max_length: int | None = None,
                  batch_size: int | None = None, device: str | None = None, kind: str = "auto") -> Encoder:
     """An encoder for a hub id or a local folder (``minilm`` / ``mpnet`` for the embedded models);
-    ``batch_size``: texts per forward pass (None: each kind's own default, :data:`CPU_BATCH_SIZE` for
-    sentence-transformers on the CPU).
+    ``batch_size``: texts per forward pass (None: :data:`CPU_BATCH_SIZE` for sentence-transformers on the
+    CPU, else :data:`BATCH_SIZE`).
 
     ``kind``: ``auto`` (transformers with last-token pooling for the qwen3 family, sentence-transformers
     otherwise), ``sentence-transformers`` or ``transformers``.
@@ -257,7 +258,7 @@ def load_encoder(model: str, family: str = "plain", max_length: int | None = Non
     if kind == "transformers":
         pooling = "last" if family == "qwen3" else "mean"
         return TransformersEncoder(model, pooling=pooling, max_length=max_length or 512,
-                                   batch_size=batch_size or 16,
+                                   batch_size=batch_size or BATCH_SIZE,
                                    device=device, label=label)
     if kind == "sentence-transformers":
         return SentenceTransformerEncoder(model, max_length=max_length, batch_size=batch_size, device=device,

@@ -16,7 +16,7 @@ from toolex.errors import InputError
 from toolex.retrieval.base import Retriever
 from toolex.retrieval.bm25 import BM25Retriever
 from toolex.retrieval.dense import DenseRetriever
-from toolex.retrieval.encoders import Encoder, OpenAIEncoder, load_encoder
+from toolex.retrieval.encoders import BATCH_SIZE, Encoder, OpenAIEncoder, load_encoder
 from toolex.retrieval.hybrid import HYBRID, HYBRID_PARTS, FusionRetriever
 from toolex.retrieval.text_format import detect_family
 
@@ -98,7 +98,7 @@ def build_retriever(spec: str | RetrieverSpec, family: str | None = None, max_le
     encoder: Encoder
     if parsed.kind == "openai":
         encoder = OpenAIEncoder(parsed.model, base_url=parsed.base_url, api_key=api_key,
-                                batch_size=max(batch_size or 32, 1))
+                                batch_size=max(batch_size or BATCH_SIZE, 1))
     else:
         encoder = load_encoder(parsed.model, family=family, max_length=max_length, batch_size=batch_size,
                                device=device, kind=encoder_kind)
