@@ -110,7 +110,7 @@ class Encoder(ABC):
         """What determines the vectors: model, pooling, normalisation, maximum length, ..."""
 
     def batch_size(self) -> int:
-        return int(getattr(self, "_batch_size", 32))
+        return int(getattr(self, "_batch_size", BATCH_SIZE))
 
 
 class SentenceTransformerEncoder(Encoder):
