@@ -200,6 +200,7 @@ def test_the_alias_names_the_default_model_and_never_trains(tmp_path, monkeypatc
     folder.mkdir(parents=True)
     (folder / finetune.MANIFEST).write_text("{}")
     assert finetune.resolve_spec("rrf:bm25+dense:minilm-ft") == f"rrf:bm25+dense:{folder}"
+    assert finetune.resolve_spec("openvino:minilm-ft") == f"openvino:{folder}"  # the backend stays
     assert finetune.resolve_spec("dense:minilm-ft-tooleq") == "dense:minilm-ft-tooleq"  # another name
     with pytest.raises(InputError, match="resolve_spec"):
         embedded_model("minilm-ft")

@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="LLM verification: one call per candidate (the paper's) or per sub-query")
     parser.add_argument("--retriever", default="dense:mpnet",
                         help="Stage 2 retriever spec (default dense:mpnet, a model none of the scored "
-                             "retrievers uses)")
+                             "retrievers uses; openvino:mpnet runs it in bfloat16 on the CPU, about twice "
+                             "as fast, under its own keys)")
     parser.add_argument("--pool", choices=POOLS, default="all", help="candidate pool (default: all)")
     parser.add_argument("--top-k", type=int, default=20, help="candidates per sub-query (default 20)")
     parser.add_argument("--reference-k", type=int, default=0,
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         return estimate_command(args, benchmarks, queries)
     retriever = build_retriever(args.retriever, progress=not args.no_progress)
     # used when it is the judge's encoder
-    embedder = retriever if args.retriever.startswith("dense") else None
+    embedder = retriever if args.retriever.startswith(("dense:", "openvino:")) else None
     judge = build_judge(args.judge, embedder=embedder, mode=args.mode, progress=not args.no_progress,
                         budget=args.llm_budget, model_file=args.judge_model)
     config = AnnotateConfig(retriever=args.retriever, pool=args.pool, top_k=args.top_k,

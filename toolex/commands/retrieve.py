@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="benchmark name(s), e.g. toolret/apibank toollens; queries of all go into the "
                              "run")
     parser.add_argument("--retriever", default="bm25", metavar="SPEC",
-                        help="bm25 | dense:minilm | dense:<hub id or path> | openai:<model>@<base_url>")
+                        help="bm25 | dense:minilm | dense:<hub id or path> | openvino:<model> | "
+                             "openai:<model>@<base_url>")
     parser.add_argument("--pool", choices=POOLS, default="all",
                         help="tool pool: the benchmark's own tools, its category, all loaded (default), or "
                              "the smoke setting's cut of all")

@@ -374,13 +374,13 @@ def with_overrides(settings: FinetuneSettings, **overrides: Any) -> FinetuneSett
     return replace(settings, **{k: v for k, v in overrides.items() if v is not None})
 
 
-_ALIAS = re.compile(rf"dense:{re.escape(FINETUNED_ALIAS)}(?=$|\+)", re.IGNORECASE)
+_ALIAS = re.compile(rf"(dense|openvino):{re.escape(FINETUNED_ALIAS)}(?=$|\+)", re.IGNORECASE)
 
 
 def resolve_spec(spec: str, data_dir: str | Path | None = None) -> str:
-    """``spec`` with ``dense:minilm-ft`` (also inside ``rrf:...``) replaced by ``dense:<folder>`` of the model
-    fine-tuned with the default settings. It never trains: a missing model is an error naming the command that
-    trains it."""
+    """``spec`` with ``dense:minilm-ft`` (also inside ``rrf:...``; ``openvino:minilm-ft`` alike) replaced by
+    ``dense:<folder>`` of the model fine-tuned with the default settings. It never trains: a missing model is
+    an error naming the command that trains it."""
     if not _ALIAS.search(spec):
         return spec
     settings = FinetuneSettings()
@@ -389,4 +389,4 @@ def resolve_spec(spec: str, data_dir: str | Path | None = None) -> str:
     if not (folder / MANIFEST).exists():
         raise InputError(None, f"dense:{FINETUNED_ALIAS} is not trained yet (no {folder}): run `toolex "
                                "finetune` or `make finetune` first")
-    return _ALIAS.sub(f"dense:{folder}", spec)
+    return _ALIAS.sub(lambda found: f"{found.group(1)}:{folder}", spec)

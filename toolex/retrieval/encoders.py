@@ -78,7 +78,8 @@ def l2_normalize(vectors: np.ndarray) -> np.ndarray:
     return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-def _offline_if_local(model: str) -> None:
+def offline_if_local(model: str) -> None:
+    """Keep the hub offline when ``model`` is a local folder (nothing to download)."""
     if Path(model).exists():
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -120,7 +121,7 @@ class SentenceTransformerEncoder(Encoder):
                  normalize: bool = True, device: str | None = None, label: str | None = None) -> None:
         from sentence_transformers import SentenceTransformer
 
-        _offline_if_local(model)
+        offline_if_local(model)
         self.model, self.label = model, label or model
         device = _device(device)
         batch_size = batch_size or default_batch_size(device)
@@ -166,7 +167,7 @@ class TransformersEncoder(Encoder):
         import torch
         from transformers import AutoModel, AutoTokenizer
 
-        _offline_if_local(model)
+        offline_if_local(model)
         self.model, self.label = model, label or model
         self.pooling, self.max_length, self.normalize, self.dtype = pooling, max_length, normalize, dtype
         self._batch_size = batch_size
@@ -238,6 +239,17 @@ class OpenAIEncoder(Encoder):
         return l2_normalize(vectors) if self.normalize else vectors
 
 
+def resolve_model(model: str, max_length: int | None = None) -> tuple[str, str, int | None]:
+    """``(folder or hub id, label, maximum length)`` of a model name: an embedded alias (``minilm``,
+    ``mpnet``) becomes its folder, labelled by its hub id, and mpnet reads :data:`MPNET_MAX_LENGTH` word
+    pieces unless told otherwise."""
+    embedded = embedded_model(model)
+    if not embedded:
+        return model, model, max_length
+    folder, label = embedded
+    return folder, label, MPNET_MAX_LENGTH if label == MPNET_ID and max_length is None else max_length
+
+
 def load_encoder(model: str, family: str = "plain", max_length: int | None = None,
                  batch_size: int | None = None, device: str | None = None, kind: str = "auto") -> Encoder:
     """An encoder for a hub id or a local folder (``minilm`` / ``mpnet`` for the embedded models);
@@ -245,14 +257,10 @@ def load_encoder(model: str, family: str = "plain", max_length: int | None = Non
     CPU, else :data:`BATCH_SIZE`).
 
     ``kind``: ``auto`` (transformers with last-token pooling for the qwen3 family, sentence-transformers
-    otherwise), ``sentence-transformers`` or ``transformers``.
+    otherwise), ``sentence-transformers`` or ``transformers`` (the ``openvino:`` retrievers build
+    :class:`toolex.retrieval.openvino_encoder.OpenVinoEncoder` from :func:`resolve_model`).
     """
-    label = model
-    embedded = embedded_model(model)
-    if embedded:
-        model, label = embedded
-        if label == MPNET_ID and max_length is None:
-            max_length = MPNET_MAX_LENGTH
+    model, label, max_length = resolve_model(model, max_length)
     if kind == "auto":
         kind = "transformers" if family == "qwen3" else "sentence-transformers"
     if kind == "transformers":
