@@ -24,6 +24,8 @@ import argparse
 import contextlib
 import copy
 import json
+import logging
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -204,9 +206,11 @@ class OpenVinoInt8Encoder(OpenVinoEncoder):
                      for _, ids, mask in self.batches(self.calibration)]
             floats = [r".*intermediate.*", r".*\.output\.dense/.*", r".*attn\.o/.*"]  # kept in bf16
             ignored = nncf.IgnoredScope(patterns=floats, validate=False) if self.attention_only else None
-            model = nncf.quantize(openvino.Core().read_model(str(converted)), nncf.Dataset(items),
-                                  model_type=nncf.ModelType.TRANSFORMER, subset_size=len(items),
-                                  **({"ignored_scope": ignored} if ignored else {}))
+            nncf.set_log_level(logging.WARNING)  # its notes and progress bars would go to stdout, the JSON's
+            with contextlib.redirect_stdout(sys.stderr):
+                model = nncf.quantize(openvino.Core().read_model(str(converted)), nncf.Dataset(items),
+                                      model_type=nncf.ModelType.TRANSFORMER, subset_size=len(items),
+                                      **({"ignored_scope": ignored} if ignored else {}))
             openvino.save_model(model, str(path), compress_to_fp16=False)
         return path
 
@@ -362,8 +366,16 @@ def main() -> None:
     def compared(other: str) -> dict:
         shared = set(found["fp32"]) & set(found[other])
         same = sum(found["fp32"][k] == found[other][k] for k in shared)
-        return {"items": len(shared), "only_in_one": len(set(found["fp32"]) ^ set(found[other])),
+        # over every item either run judged, an item the other run never retrieved counting as not verified
+        # there (which is what the annotation records), and the overlap of the two runs' verified items
+        union = set(found["fp32"]) | set(found[other])
+        accepted = {name: {k for k, v in found[name].items() if v} for name in ("fp32", other)}
+        either, both = accepted["fp32"] | accepted[other], accepted["fp32"] & accepted[other]
+        return {"items": len(shared), "only_in_one": len(union - shared),
                 "unchanged_share": round(same / len(shared), 4) if shared else None,
+                "unchanged_share_of_all_items": (round(1 - len(either - both) / len(union), 4) if union
+                                                 else None),
+                "verified_overlap": round(len(both) / len(either), 4) if either else None,
                 "accepted": sum(found[other].values()),
                 "annotation_seconds": round(annotated[other], 1),
                 "annotation_speedup_over_fp32": round(annotated["fp32"] / annotated[other], 2)}

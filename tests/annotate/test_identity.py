@@ -85,6 +85,26 @@ def test_offline_score_model_decides_verification_only():
     assert "calibrated_on" not in judge_stage_settings(base, "verify")
 
 
+def test_the_same_model_in_another_runtime_is_another_judge_and_says_so():
+    mpnet = "sentence-transformers/all-mpnet-base-v2"
+
+    class OpenVinoEncoder:
+        def settings(self):
+            return {"kind": "openvino", "model": mpnet, "precision": "bf16"}
+
+    class StEncoder(OpenVinoEncoder):
+        def settings(self):
+            return {"kind": "sentence-transformers", "model": mpnet}
+
+    model = default_model()
+    torch_bow, openvino_bow = BagOfWords(), BagOfWords()
+    torch_bow.encoder, openvino_bow.encoder = StEncoder(), OpenVinoEncoder()
+    base, fast = OfflineSimilarityJudge(torch_bow, model), OfflineSimilarityJudge(openvino_bow, model)
+    assert base.name == "offline-similarity(mpnet)"
+    assert fast.name == "offline-similarity(mpnet, openvino bf16)"
+    assert _changed(base, fast) == {"decompose", "verify", "audit"}
+
+
 # -- recomputation in the pipeline ---------------------------------------------------------------------------
 
 

@@ -54,6 +54,10 @@ class RetrieverEncoder:
         lowered = str(model).lower()
         self.short = ("minilm" if "minilm" in lowered else "mpnet" if "mpnet" in lowered
                       else str(model).rstrip("/").split("/")[-1])
+        settings = retriever.encoder.settings()
+        #: the encoder's name in the judge's: the model, and the runtime where it is not the model's own
+        runtime = f", openvino {settings.get('precision')}" if settings.get("kind") == "openvino" else ""
+        self.label = f"{self.short}{runtime}"
 
     def settings(self) -> dict[str, Any]:
         return dict(self.retriever.encoder.settings())
@@ -104,7 +108,7 @@ class OfflineSimilarityJudge(Judge):
     def __init__(self, embedder: Embedder | RetrieverEncoder, model: ScoreModel | None = None) -> None:
         self.encoder = embedder if isinstance(embedder, RetrieverEncoder) else RetrieverEncoder(embedder)
         self.model = model or default_model()
-        self.name = f"offline-similarity({self.encoder.short})"
+        self.name = f"offline-similarity({self.encoder.label})"
         #: where the last verification's thresholds were placed per benchmark (an adapted rule's estimates)
         self.operating_point: dict[str, Any] = {}
 
