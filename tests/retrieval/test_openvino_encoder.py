@@ -39,11 +39,12 @@ def test_the_default_precision_moves_the_vectors_a_little_and_is_named(reference
     retriever = build_retriever("openvino:minilm", cache=False)
     vectors = retriever.encoder.encode(TEXTS)
     cosines = np.sum(vectors * reference, axis=1)
-    assert cosines.min() > 0.999  # bfloat16 where the CPU has it, fp32 elsewhere
+    assert cosines.min() > 0.998  # bfloat16 where the CPU has it (mpnet's bench: at least 0.9986), else fp32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     settings = retriever.encoder.settings()
     assert settings["kind"] == "openvino" and settings["precision"] in ("bf16", "f32")
     assert settings["model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert retriever.encoder.encode([]).shape[0] == 0
     # keyed apart from the sentence-transformers model: the cache, runs and annotations never mix them
     assert settings != build_retriever("dense:minilm", cache=False).encoder.settings()
     assert retriever.name == "openvino:minilm"
@@ -62,7 +63,8 @@ def test_a_pooling_other_than_the_mean_is_refused():
     from toolex.retrieval.openvino_encoder import check_mean_pooled
 
     transformer = Transformer(str(minilm_path()))
-    pooling = Pooling(transformer.get_word_embedding_dimension(), "cls")
+    dimension = getattr(transformer, "get_embedding_dimension", None)  # the name before 6.x as a fallback
+    pooling = Pooling((dimension or transformer.get_word_embedding_dimension)(), "cls")
     st = SentenceTransformer(modules=[transformer, pooling], device="cpu")
     with pytest.raises(InputError, match="mean only"):
         check_mean_pooled(st, "cls-model")

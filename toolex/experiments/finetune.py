@@ -379,14 +379,15 @@ _ALIAS = re.compile(rf"(dense|openvino):{re.escape(FINETUNED_ALIAS)}(?=$|\+)", r
 
 def resolve_spec(spec: str, data_dir: str | Path | None = None) -> str:
     """``spec`` with ``dense:minilm-ft`` (also inside ``rrf:...``; ``openvino:minilm-ft`` alike) replaced by
-    ``dense:<folder>`` of the model fine-tuned with the default settings. It never trains: a missing model is
+    ``<kind>:<folder>`` of the model fine-tuned with the default settings. It never trains: a missing model is
     an error naming the command that trains it."""
-    if not _ALIAS.search(spec):
+    found = _ALIAS.search(spec)
+    if not found:
         return spec
     settings = FinetuneSettings()
     benchmarks = [load_benchmark(name, data_dir) for name in settings.benchmarks]
     folder = _model_dir(settings, settings_key(settings, benchmarks))
     if not (folder / MANIFEST).exists():
-        raise InputError(None, f"dense:{FINETUNED_ALIAS} is not trained yet (no {folder}): run `toolex "
+        raise InputError(None, f"{found.group(0)} is not trained yet (no {folder}): run `toolex "
                                "finetune` or `make finetune` first")
     return _ALIAS.sub(lambda found: f"{found.group(1)}:{folder}", spec)

@@ -2,9 +2,10 @@
 
 The model's transformer is converted in memory (``openvino.convert_model``, no file written) and compiled
 with the inference precision asked for; tokenizing, mean pooling over the attention mask and L2
-normalisation are the model's own. On a CPU with AVX512-BF16 or AMX, bfloat16 encodes mpnet about twice as
-fast as sentence-transformers in fp32, its vectors at a cosine of at least 0.998 to fp32's
-(``bench/bench_encoder.py``; ``data/bench/encoder_cpu.json``); elsewhere OpenVINO runs fp32.
+normalisation are the model's own. On a CPU with bfloat16 kernels (measured with AVX512-BF16, without AMX),
+bfloat16 encodes mpnet about twice as fast as sentence-transformers in fp32, its vectors at a cosine of at
+least 0.998 to fp32's (``bench/bench_encoder.py``; ``data/bench/encoder_cpu.json``); a CPU without them runs
+fp32.
 :meth:`OpenVinoEncoder.settings` names the precision the compiled model actually uses, so the embedding cache,
 the runs and the annotation keys never mix these vectors with sentence-transformers' own.
 
@@ -21,7 +22,7 @@ import numpy as np
 from toolex.errors import InputError
 from toolex.retrieval.encoders import CPU_BATCH_SIZE, Encoder, offline_if_local
 
-#: Inference precisions OpenVINO is asked for (``bf16`` falls back to ``f32`` on a CPU without it).
+#: Inference precisions OpenVINO is asked for (``bf16`` becomes ``f32`` on a CPU without bfloat16 kernels).
 PRECISIONS = ("bf16", "f32")
 
 
@@ -80,7 +81,10 @@ class OpenVinoEncoder(Encoder):
         self.max_length = int(st.max_seq_length or 0)
         self.normalize, self._batch_size = normalize, batch_size or CPU_BATCH_SIZE
         self._tokenizer = st.tokenizer
-        self._compiled = openvino.Core().compile_model(converted_model(st), "CPU", {
+        core = openvino.Core()
+        if precision == "bf16" and "BF16" not in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES"):
+            precision = "f32"  # not OpenVINO's own fallback, which may be another reduced precision
+        self._compiled = core.compile_model(converted_model(st), "CPU", {
             "INFERENCE_PRECISION_HINT": precision, "PERFORMANCE_HINT": "LATENCY",
             "INFERENCE_NUM_THREADS": torch.get_num_threads()})
         self.precision = self._compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
@@ -99,11 +103,12 @@ class OpenVinoEncoder(Encoder):
         for start in range(0, len(order), self._batch_size):
             at = order[start:start + self._batch_size]
             batch = self._tokenizer([texts[i] for i in at], padding=True, truncation=True,
-                                    max_length=self.max_length, return_tensors="np")
+                                    max_length=self.max_length or None, return_tensors="np")
             mask = batch["attention_mask"].astype(np.int64)
             hidden = self._request.infer({"input_ids": batch["input_ids"].astype(np.int64),
                                           "attention_mask": mask})[0]
-            pooled = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+            weights = mask.astype(np.float32)[..., None]
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             if self.normalize:
                 pooled = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
             if out is None:

@@ -3,7 +3,7 @@
 ``bm25`` · ``dense:minilm`` (the embedded all-MiniLM-L6-v2) · ``dense:minilm-ft`` (MiniLM fine-tuned on
 one-to-one labels; :func:`toolex.experiments.finetune.resolve_spec` turns it into ``dense:<folder>``) ·
 ``dense:<hub id or local folder>`` · ``openvino:<model>`` (the same sentence-transformers model compiled by
-OpenVINO in bfloat16 on the CPU: faster, its vectors within the fourth decimal, keyed apart) ·
+OpenVINO in bfloat16 on the CPU: faster, cosines to fp32 of at least 0.998 for mpnet, keyed apart) ·
 ``openai:<model>@<base_url>`` (an OpenAI-compatible ``/v1/embeddings``
 endpoint; the key comes from ``OPENAI_API_KEY`` or ``api_key``) · ``rrf:<spec>+<spec>...`` (Reciprocal Rank
 Fusion of those retrievers) · ``hybrid`` (``rrf:bm25+dense:minilm``).
