@@ -38,8 +38,8 @@ from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 from toolex.data import load_benchmark
 from toolex.data.readers import iter_jsonl
 from toolex.retrieval.dense import DenseRetriever
-from toolex.retrieval.encoders import BATCH_SIZE
-from toolex.retrieval.openvino_encoder import converted_model
+from toolex.retrieval.encoders import BATCH_SIZE, l2_normalize
+from toolex.retrieval.openvino_encoder import converted_model, mean_pooled, token_batches
 from toolex.retrieval.spec import build_retriever
 
 #: The paths timed beside today's (sentence-transformers, fp32).
@@ -130,26 +130,14 @@ class OnnxEncoder:
         return self.session.run(None, {"input_ids": input_ids, "attention_mask": mask})[0]
 
     def batches(self, texts: list[str]):
-        """Each batch's text positions, token ids and attention mask, longest texts first (alike lengths
-        share a batch)."""
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        for start in range(0, len(order), self.batch_size):
-            at = order[start:start + self.batch_size]
-            batch = self.tokenizer([texts[i] for i in at], padding=True, truncation=True,
-                                   max_length=self.max_length, return_tensors="np")
-            yield at, batch["input_ids"].astype(np.int64), batch["attention_mask"].astype(np.int64)
+        """Each batch's text positions, token ids and attention mask (alike lengths share a batch)."""
+        return token_batches(self.tokenizer, texts, self.batch_size, self.max_length)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), 768), dtype=np.float32)
         for at, input_ids, mask in self.batches(texts):
-            out[at] = mean_pooled(self.hidden(input_ids, mask), mask)
+            out[at] = l2_normalize(mean_pooled(self.hidden(input_ids, mask), mask))
         return out
-
-
-def mean_pooled(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Unit-length mean of each text's token states over its mask (sentence-transformers' pooling)."""
-    summed = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
-    return summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)
 
 
 class OpenVinoEncoder(OnnxEncoder):
@@ -159,7 +147,6 @@ class OpenVinoEncoder(OnnxEncoder):
     :class:`OnnxEncoder`."""
 
     BATCH_SIZE = 8
-    PRECISION = "bf16"
 
     def __init__(self, encoder, folder: Path) -> None:
         super().__init__(encoder, folder, batch_size=self.BATCH_SIZE)
@@ -176,7 +163,7 @@ class OpenVinoEncoder(OnnxEncoder):
     def load(self):
         import openvino
 
-        settings = {"INFERENCE_PRECISION_HINT": self.PRECISION, "PERFORMANCE_HINT": "LATENCY",
+        settings = {"INFERENCE_PRECISION_HINT": "bf16", "PERFORMANCE_HINT": "LATENCY",
                     "INFERENCE_NUM_THREADS": torch.get_num_threads()}
         return openvino.Core().compile_model(str(self.path), "CPU", settings)
 
@@ -226,7 +213,7 @@ class OpenVinoStreamsEncoder(OpenVinoEncoder):
     def load(self):
         import openvino
 
-        settings = {"INFERENCE_PRECISION_HINT": self.PRECISION, "PERFORMANCE_HINT": "THROUGHPUT",
+        settings = {"INFERENCE_PRECISION_HINT": "bf16", "PERFORMANCE_HINT": "THROUGHPUT",
                     "NUM_STREAMS": self.STREAMS, "INFERENCE_NUM_THREADS": torch.get_num_threads()}
         return openvino.Core().compile_model(str(self.path), "CPU", settings)
 
@@ -238,7 +225,7 @@ class OpenVinoStreamsEncoder(OpenVinoEncoder):
 
         def pooled(request, userdata) -> None:
             at, mask = userdata
-            out[at] = mean_pooled(request.get_output_tensor(0).data, mask)
+            out[at] = l2_normalize(mean_pooled(request.get_output_tensor(0).data, mask))
 
         queue.set_callback(pooled)
         for at, input_ids, mask in self.batches(texts):

@@ -14,13 +14,13 @@ Needs ``pip install 'toolex[openvino]'``. Models whose pooling is not a plain me
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from toolex.errors import InputError
-from toolex.retrieval.encoders import CPU_BATCH_SIZE, Encoder, offline_if_local
+from toolex.retrieval.encoders import CPU_BATCH_SIZE, Encoder, l2_normalize, offline_if_local
 
 #: Inference precisions OpenVINO is asked for (``bf16`` becomes ``f32`` on a CPU without bfloat16 kernels).
 PRECISIONS = ("bf16", "f32")
@@ -61,6 +61,26 @@ def converted_model(st: Any) -> Any:
     return converted
 
 
+def token_batches(tokenizer: Any, texts: Sequence[str], batch_size: int, max_length: int = 0
+                  ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
+    """Each batch's text positions, int64 token ids and attention mask, longest texts first, so that texts of
+    alike length share a batch (as sentence-transformers forms them); truncated at ``max_length`` (0: the
+    tokenizer's own)."""
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    for start in range(0, len(order), batch_size):
+        at = order[start:start + batch_size]
+        batch = tokenizer([texts[i] for i in at], padding=True, truncation=True,
+                          max_length=max_length or None, return_tensors="np")
+        yield at, batch["input_ids"].astype(np.int64), batch["attention_mask"].astype(np.int64)
+
+
+def mean_pooled(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The float32 mean of each text's token states over its attention mask (sentence-transformers' mean
+    pooling, before any normalisation)."""
+    weights = mask.astype(np.float32)[..., None]
+    return ((hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)).astype(np.float32)
+
+
 class OpenVinoEncoder(Encoder):
     """A sentence-transformers model (hub id or local folder) compiled by OpenVINO for the CPU."""
 
@@ -95,23 +115,15 @@ class OpenVinoEncoder(Encoder):
                 "normalize": self.normalize, "precision": self.precision}
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Vectors of ``texts``; batches of alike length (longest first), as sentence-transformers forms
-        them."""
+        """Vectors of ``texts``, in :func:`token_batches`."""
         texts = list(texts)
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         out: np.ndarray | None = None
-        for start in range(0, len(order), self._batch_size):
-            at = order[start:start + self._batch_size]
-            batch = self._tokenizer([texts[i] for i in at], padding=True, truncation=True,
-                                    max_length=self.max_length or None, return_tensors="np")
-            mask = batch["attention_mask"].astype(np.int64)
-            hidden = self._request.infer({"input_ids": batch["input_ids"].astype(np.int64),
-                                          "attention_mask": mask})[0]
-            weights = mask.astype(np.float32)[..., None]
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            if self.normalize:
-                pooled = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        for at, input_ids, mask in token_batches(self._tokenizer, texts, self._batch_size, self.max_length):
+            hidden = self._request.infer({"input_ids": input_ids, "attention_mask": mask})[0]
+            pooled = mean_pooled(hidden, mask)
             if out is None:
                 out = np.zeros((len(texts), pooled.shape[1]), dtype=np.float32)
             out[at] = pooled
-        return out if out is not None else np.zeros((0, 0), np.float32)
+        if out is None:
+            return np.zeros((0, 0), np.float32)
+        return l2_normalize(out) if self.normalize else out

@@ -54,7 +54,7 @@ class RetrieverEncoder:
         lowered = str(model).lower()
         self.short = ("minilm" if "minilm" in lowered else "mpnet" if "mpnet" in lowered
                       else str(model).rstrip("/").split("/")[-1])
-        settings = retriever.encoder.settings()
+        settings = self.settings()
         #: the encoder's name in the judge's: the model, and the runtime where it is not the model's own
         runtime = f", openvino {settings.get('precision')}" if settings.get("kind") == "openvino" else ""
         self.label = f"{self.short}{runtime}"
