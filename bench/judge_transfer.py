@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolex.annotate.judges.features import FEATURES
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import DEFAULT_MODEL_FILE, ScoreModel
 from toolex.annotate.pipeline import MAX_COMBINATIONS, AnnotateConfig
@@ -91,8 +90,10 @@ def main() -> None:
         calibration[source] = transfer.load_part(source, fit_part, judge, config, candidates=encoder)
         report[source] = transfer.load_part(source, report_part, judge, config, candidates=encoder)
     matrix, chosen, model, final = transfer.transfer_study(calibration, report, judge.encoder.short, config)
-    # the former default's procedure: every feature, fitted on the SGD calibration part alone
-    former = transfer.fit(transfer.Recipe(FEATURES), [calibration["sgd"]], judge.encoder.short)
+    # the former default's recipe (raw similarities, adapted threshold) fitted on the SGD-family sources
+    former = transfer.fit(transfer.FORMER_RECIPE, [calibration[s] for s in transfer.SGD_FAMILY],
+                          judge.encoder.short)
+    shares = transfer.share_estimates(calibration, report, chosen, judge.encoder.short)
     labels = transfer.label_study(calibration, report, chosen, judge.encoder.short, config)
     ceiling = perfect_verifier(report, config)
     ceiling_former = perfect_verifier(report, AnnotateConfig(max_combinations=FORMER_CAP))
@@ -109,8 +110,11 @@ def main() -> None:
     out = {
         "description": "offline judge chosen across sources by leave-one-source-out "
                        "(toolex.report.transfer); NDCG@10; recovered share, over- and under-credit per query",
-        "sources": {s: {"calibration": calibration[s].benchmark.name, "report": report[s].benchmark.name,
+        "sources": {s: {"kind": transfer.SOURCE_KINDS[s],
+                        "calibration": calibration[s].benchmark.name, "report": report[s].benchmark.name,
+                        "pool_tools": len(report[s].benchmark.tools),
                         "calibration_items": int(len(calibration[s].items.labels)),
+                        "calibration_equivalent_share": float(calibration[s].items.labels.mean()),
                         "report_queries": len(report[s].benchmark.queries),
                         "report_items": int(len(report[s].items.labels)),
                         "report_equivalent_share": float(report[s].items.labels.mean())}
@@ -122,7 +126,8 @@ def main() -> None:
         "chosen": chosen.name,
         "model": model.to_json(),
         "default_on_report_parts": records(final, ("reported_on",)),
-        "sgd_only_all_features_on_report_parts": records(pd.concat(
+        "adapted_share_on_report_parts": shares,
+        "former_recipe_sgd_family_on_report_parts": records(pd.concat(
             [transfer.credit(former, p, config).assign(reported_on=s) for s, p in report.items()],
             ignore_index=True), ("reported_on",)),
         "per_benchmark_labels": records(labels, ("reported_on", "labels", "seed", "threshold")),

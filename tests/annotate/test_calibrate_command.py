@@ -15,7 +15,8 @@ from toolex.annotate.pipeline import AnnotateConfig
 from toolex.cli import main
 from toolex.errors import InputError
 
-MODEL = ScoreModel("bow", (4.0, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0), -3.0, 0.5, (0.3, 0.7), FEATURES, {})
+MODEL = ScoreModel("bow", (4.0, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0) + (0.0,) * (len(FEATURES) - 7), -3.0, 0.5,
+                   (0.3, 0.7), FEATURES, {})
 
 
 @pytest.fixture(autouse=True)

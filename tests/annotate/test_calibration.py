@@ -173,7 +173,7 @@ def test_quality_counts():
 def _items(n: int = 800, seed: int = 2) -> LabelledItems:
     rng = np.random.default_rng(seed)
     rows = rng.normal(size=(n, len(FEATURES)))
-    true = np.array([3.0, 1.0, 1.0, 0.5, 0.0, -1.0, 1.5])
+    true = np.array([3.0, 1.0, 1.0, 0.5, 0.0, -1.0, 1.5, 0.0, 0.0, 0.0, 0.0, 0.0])
     labels = rng.random(n) < 1 / (1 + np.exp(-(-2.5 + rows @ true)))
     return LabelledItems([], rows, labels, [f"q{i // 4}" for i in range(n)])
 
@@ -220,12 +220,12 @@ def test_calibrate_needs_both_kinds_and_undefined_precision_saves(tmp_path):
         with pytest.raises(ValueError, match="both kinds"):
             calibrate(LabelledItems([], data.rows, labels, data.query_ids), "fake")
     with pytest.raises(ValueError, match="both kinds"):
-        calibrate(LabelledItems([], np.zeros((0, 7)), np.zeros(0, dtype=bool), []), "fake")
+        calibrate(LabelledItems([], np.zeros((0, len(FEATURES))), np.zeros(0, dtype=bool), []), "fake")
     # a quality record where nothing is credited has no precision; the model file still saves (JSON has no
     # NaN)
     record = quality(np.array([0.1, 0.2]), np.array([True, False]), 0.5)
     assert record["precision"] is None
-    model = ScoreModel("fake", (0.0,) * 7, 0.0, 0.5, (0.5, 0.5), FEATURES, {"quality": record})
+    model = ScoreModel("fake", (0.0,) * len(FEATURES), 0.0, 0.5, (0.5, 0.5), FEATURES, {"quality": record})
     model.save(tmp_path / "model.json")
     assert ScoreModel.load(tmp_path / "model.json").calibration["quality"]["precision"] is None
 

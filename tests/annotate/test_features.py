@@ -14,9 +14,11 @@ from toolex.annotate.judges.features import (
     jaccard,
     name_and_description,
     parameter_names,
+    standing,
     tool_description,
     words,
 )
+from toolex.annotate.judges.operations import operation_match, operation_of
 from toolex.data.records import Tool
 
 
@@ -136,7 +138,7 @@ def test_feature_matrix_columns_by_hand():
     subqueries = ["bus to Fresno", "bus to Fresno", "tickets please"]
     encoder = FakeEncoder()
     rows = feature_matrix(encoder, candidates, references, subqueries)
-    assert rows.shape == (3, len(FEATURES)) == (3, 7)
+    assert rows.shape == (3, len(FEATURES)) == (3, 12)
     # every tool and every distinct sub-query encoded once
     assert encoder.calls[0] == ("documents", [name_and_description(t) for t in (find_bus2, buy, find_bus)])
     assert encoder.calls[1] == ("documents", [t.text for t in (find_bus2, buy, find_bus)])
@@ -157,7 +159,7 @@ def test_feature_matrix_columns_by_hand():
 
 def test_feature_matrix_edge_cases():
     encoder = FakeEncoder()
-    assert feature_matrix(encoder, [], [], []).shape == (0, 7) and not encoder.calls
+    assert feature_matrix(encoder, [], [], []).shape == (0, len(FEATURES)) and not encoder.calls
     a = _tool({"description": "a"}, "Alpha", "a")
     b = _tool({"description": "b"}, "Beta", "b", platform="  ")
     row = feature_matrix(encoder, [a], [b], ["q"])[0]
@@ -166,3 +168,47 @@ def test_feature_matrix_edge_cases():
     same = feature_matrix(encoder, [a], [a], ["q"])[0]
     assert same[FEATURES.index("description_cosine")] == pytest.approx(1.0)
     assert same[FEATURES.index("subquery_fit")] == pytest.approx(0.0)
+
+
+def test_standing_is_relative_to_the_candidate_list_and_blind_to_the_scale():
+    values = np.array([0.9, 0.8, 0.7, 0.6, 0.3, 0.2, 0.1, 0.0])
+    lists = ["a"] * 4 + ["b"] * 4
+    z, gap = standing(values, lists)
+    # the same shape of list on another scale stands the same
+    assert z[:4] == pytest.approx(z[4:]) and gap[:4] == pytest.approx(gap[4:])
+    assert gap[0] == 0.0 and gap[3] == pytest.approx(-0.3)
+    assert z[0] == pytest.approx((0.9 - 0.75) / np.std([0.9, 0.8, 0.7, 0.6]))
+    # a list too short to standardise stands at 0; a flat list does not divide by zero
+    assert standing(np.array([0.5, 0.4]), ["c", "c"])[0].tolist() == [0.0, 0.0]
+    assert standing(np.full(4, 0.5), ["d"] * 4)[0].tolist() == [0.0] * 4
+
+
+def test_relative_columns_follow_the_lists_and_ranks_given():
+    tools = [_tool({"description": f"tool {i}"}, f"Tool{i}", f"t{i}") for i in range(5)]
+    reference = _tool({"description": "reference"}, "Ref", "r")
+    rows = feature_matrix(FakeEncoder(), tools, [reference] * 5, ["q"] * 5, lists=["x"] * 5,
+                          ranks=[1, 2, 4, 0, 5])
+    assert rows[:, FEATURES.index("retrieval_standing")] == pytest.approx([1, 1 / 2, 1 / 4, 0, 1 / 5])
+    z = rows[:, FEATURES.index("documentation_standing")]
+    assert z.mean() == pytest.approx(0.0, abs=1e-9)
+    assert max(rows[:, FEATURES.index("documentation_gap")]) == 0.0
+
+
+@pytest.mark.parametrize(("candidate", "reference", "match"), [
+    ("QueryHealthData", "RecordHealthData", -1.0),  # reading is not recording
+    ("add_time", "subtract_time", -1.0),
+    ("FindBus", "SearchBuses", 1.0),
+    ("delete_file", "remove_document", 1.0),
+    ("Weather", "Forecast", 0.0),  # no verb in the name or the description's first words
+])
+def test_operation_match_reads_the_verbs(candidate, reference, match):
+    a = _tool({"description": "A tool."}, candidate, candidate)
+    b = _tool({"description": "A tool."}, reference, reference)
+    assert operation_match(a, b) == match
+
+
+def test_operation_falls_back_to_the_description_first_words():
+    a = _tool({"description": "Retrieves the weather for a city."}, "Weather", "w")
+    assert operation_of(a) == "read"
+    late = _tool({"description": "A service for cities and people which can then delete records."}, "X", "x")
+    assert operation_of(late) is None

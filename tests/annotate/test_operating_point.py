@@ -24,7 +24,7 @@ from toolex.annotate.operating_point import (
 )
 from toolex.errors import InputError
 
-MODEL = ScoreModel("fake", (1.0,) + (0.0,) * 6, 0.0, 0.5, (0.3, 0.7), FEATURES, {})
+MODEL = ScoreModel("fake", (1.0,) + (0.0,) * (len(FEATURES) - 1), 0.0, 0.5, (0.3, 0.7), FEATURES, {})
 
 
 def test_strata_are_the_band_and_equal_count_bins_outside_it():

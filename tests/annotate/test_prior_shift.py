@@ -58,8 +58,8 @@ def test_the_fitting_share_must_be_a_share():
 
 
 def _model(rule: str = "adapted", prior: float | None = 0.1) -> ScoreModel:
-    return ScoreModel("fake", (1.0,) + (0.0,) * 6, 0.0, 0.5, (0.2, 0.8), FEATURES, {"data": "test"}, rule,
-                      prior)
+    return ScoreModel("fake", (1.0,) + (0.0,) * (len(FEATURES) - 1), 0.0, 0.5, (0.2, 0.8), FEATURES,
+                      {"data": "test"}, rule, prior)
 
 
 def test_an_adapted_model_moves_its_threshold_and_band_to_the_items():

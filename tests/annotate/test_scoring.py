@@ -12,7 +12,7 @@ from toolex.annotate.judges.features import FEATURES
 from toolex.annotate.judges.scoring import DEFAULT_MODEL_FILE, ScoreModel, default_model
 from toolex.errors import InputError
 
-WEIGHTS = (2.0, 1.0, 0.5, 0.25, -0.5, -1.0, 3.0)
+WEIGHTS = (2.0, 1.0, 0.5, 0.25, -0.5, -1.0, 3.0, 0.5, 0.25, 0.1, 0.2, 0.4)
 
 
 def _model(**changes) -> ScoreModel:
@@ -23,8 +23,8 @@ def _model(**changes) -> ScoreModel:
 
 
 @pytest.mark.parametrize(("changes", "message"), [
-    ({"weights": WEIGHTS[:6]}, "6 weights for 7 features"),
-    ({"weights": (*WEIGHTS, 1.0)}, "8 weights for 7 features"),
+    ({"weights": WEIGHTS[:6]}, "6 weights for 12 features"),
+    ({"weights": (*WEIGHTS, 1.0)}, "13 weights for 12 features"),
     ({"band": (0.5, 0.8)}, "must hold the threshold"),
     ({"band": (0.1, 0.3)}, "must hold the threshold"),
     ({"band": (-0.1, 0.8)}, "must hold the threshold"),
@@ -42,12 +42,13 @@ def test_invalid_models_are_refused(changes, message):
 def test_band_may_be_a_single_point_at_the_threshold():
     model = _model(band=(0.4, 0.4))
     assert model.band == (0.4, 0.4)
-    assert ScoreModel.untrained("x").probability(np.ones((2, 7))).tolist() == [0.5, 0.5]
+    assert ScoreModel.untrained("x").probability(np.ones((2, len(FEATURES)))).tolist() == [0.5, 0.5]
 
 
 def test_probability_is_the_logistic_of_the_weighted_sum():
-    rows = np.array([[1, 0, 0, 0, 0, 0, 0], [0.5, 0.2, 1, 0, 1, 1, -0.1]], dtype=float)
-    logits = [-1.5 + 2.0, -1.5 + 1.0 + 0.2 + 0.5 - 0.5 - 1.0 - 0.3]
+    rows = np.array([[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0.5, 0.2, 1, 0, 1, 1, -0.1, 0, 0, 0, 0, -1]],
+                    dtype=float)
+    logits = [-1.5 + 2.0, -1.5 + 1.0 + 0.2 + 0.5 - 0.5 - 1.0 - 0.3 - 0.4]
     model = _model()
     assert model.logits(rows) == pytest.approx(logits)
     assert model.probability(rows) == pytest.approx([1 / (1 + math.exp(-v)) for v in logits])
@@ -120,3 +121,9 @@ def test_packaged_default_loads():
     weights = dict(zip(FEATURES, model.weights))
     assert weights["description_cosine"] > 0
     assert weights["name_overlap"] == weights["same_platform"] == 0.0
+
+
+def test_a_model_of_an_earlier_feature_set_loads_with_the_new_features_weighing_nothing():
+    old = {**_model().to_json(), "features": list(FEATURES[:7]), "weights": list(WEIGHTS[:7])}
+    model = ScoreModel.from_json(old)
+    assert model.features == FEATURES and model.weights == (*WEIGHTS[:7], *(0.0,) * (len(FEATURES) - 7))

@@ -250,3 +250,31 @@ def test_records_agree_to_their_last_printed_digit_and_no_further():
     assert not same_record(verdict, {**verdict, "equivalent": False})
     assert not same_record(verdict, {**verdict, "reason": "score 0.491 >= 0.451 (description_cosine 0.78)"})
     assert not same_record(verdict, {**verdict, "reason": "score 0.488 < 0.451 (description_cosine 0.78)"})
+
+
+_MARKUP = re.compile(r"required_params|optional_params|tool_name\s*:|\{\s*\"name\"|api_name|\"parameters\"")
+
+
+@pytest.mark.parametrize("name", ["tooleq", "tooleq-smoke"])
+def test_released_sub_queries_are_text_of_their_queries_never_of_a_tool(name):
+    """The offline decomposer cuts the query; no name, parameter, markup or sentence of a tool enters a
+    sub-query (its words are its query's)."""
+    from toolex.data.registry import load_benchmark
+
+    kept = release.paths.release_dir() / name
+    settings = json.loads((kept / release.RELEASE_FILE).read_text(encoding="utf-8"))["settings"]
+    queries = {q.id: q for b in settings["benchmarks"] for q in load_benchmark(b).queries}
+    tools = {t.id: t for b in settings["benchmarks"] for t in load_benchmark(b).tools.values()}
+    lines = gzip.decompress((kept / f"{SUBQUERIES}.gz").read_bytes()).decode().splitlines()
+    assert lines
+    for line in lines:
+        record = json.loads(line)
+        query = " ".join(queries[record["query_id"]].text.split())
+        for sub in record["subqueries"]:
+            text = " ".join(sub["text"].split())
+            assert text and text in query, (record["query_id"], text)
+            assert not sub["entity"] and sub["functionality"] == sub["text"]
+            assert not _MARKUP.search(text) or _MARKUP.search(query)
+            reference = tools[sub["reference_tool"]]
+            first = " ".join(reference.description.split(". ")[0].split())
+            assert len(first) < 20 or first not in text or first in query

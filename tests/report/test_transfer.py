@@ -31,7 +31,8 @@ def _part() -> transfer.Part:
 
 
 def _model(threshold: float) -> ScoreModel:
-    return ScoreModel("bow", (4.0, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0), -3.0, threshold, (0.0, 1.0), FEATURES, {})
+    weights = (4.0, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0) + (0.0,) * (len(FEATURES) - 7)
+    return ScoreModel("bow", weights, -3.0, threshold, (0.0, 1.0), FEATURES, {})
 
 
 def test_in_memory_annotations_equal_the_pipelines(tmp_path):
@@ -69,6 +70,21 @@ def test_choose_prefers_fewer_failures_then_less_error_then_fewer_features():
     assert transfer.choose(pd.concat([rows(a.name, 0.03), rows(b.name, 0.01)]), [a, b]) == b
     assert transfer.choose(pd.concat([rows(a.name, 0.01), rows(b.name, 0.01)]), [a, b]) == a
     assert transfer.choose(pd.concat([rows(a.name, 0.015), rows(b.name, 0.01)]), [a, b]) == b
+
+
+def test_an_adapted_winner_stays_only_where_it_helps_on_every_left_out_source():
+    features = ("documentation_standing",)
+    adapted, pooled = transfer.Recipe(features, threshold="adapted"), transfer.Recipe(features)
+    rows = lambda name, source, over, under: pd.DataFrame({  # noqa: E731
+        "recipe": [name], "reported_on": [source], "recovered": [1.0], "over_credit": [over],
+        "under_credit": [under]})
+    # adapted: fewer failures (one against two), but worse than the fixed rule on source b
+    matrix = pd.concat([rows(adapted.name, "a", 0.0, 0.01), rows(adapted.name, "b", 0.03, 0.0),
+                        rows(pooled.name, "a", 0.03, 0.0), rows(pooled.name, "b", 0.021, 0.0)])
+    assert transfer.choose(matrix, [adapted, pooled]) == pooled
+    better = pd.concat([rows(adapted.name, "a", 0.0, 0.01), rows(adapted.name, "b", 0.0, 0.03),
+                        rows(pooled.name, "a", 0.03, 0.0), rows(pooled.name, "b", 0.021, 0.02)])
+    assert transfer.choose(better, [adapted, pooled]) == adapted
 
 
 def test_choice_reads_the_calibration_parts_only():

@@ -72,7 +72,8 @@ def judge_agreement(llm_folder: str | ArtifactFolder, other: Judge, queries: Map
                 continue
             query = queries.get(v.query_id)  # grouped per benchmark, as the pipeline groups them
             group = (query.subset or query.category) if query is not None else ""
-            verify_items.append(VerifyItem(sub, tools[v.reference_tool], tools[c.tool_id], group))
+            verify_items.append(VerifyItem(sub, tools[v.reference_tool], tools[c.tool_id], group,
+                                           v.query_id, c.rank))
             verify_ref.append(c.verdict.equivalent)
     audit_items, audit_ref = [], []
     for a in folder.audited():

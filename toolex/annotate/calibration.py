@@ -2,9 +2,9 @@
 
 The procedure is deterministic and uses the calibration data only:
 
-1. **Items**: ToolEX runs Stage 1 (the judge's template decomposition) and Stage 2's retrieval on the
-   calibration benchmark with the given settings, so the items are exactly those the judge will face: every
-   top-K candidate of every sub-query except the reference itself.
+1. **Items**: ToolEX runs Stage 1 (the judge's decomposition: spans of the query) and Stage 2's retrieval
+   on the calibration benchmark with the given settings, so the items are exactly those the judge will face:
+   every top-K candidate of every sub-query except the reference itself.
 2. **Labels**: a candidate is equivalent when some combination people accept (same length as C*) puts it at
 that
    sub-query's position.

@@ -48,7 +48,7 @@ def verification_items(decompositions: Sequence[Decomposition], hits: Hits, tool
                 if tool_id == s.reference_tool:
                     continue
                 group = group_of.get(d.query_id, "") if group_of else ""
-                items.append(VerifyItem(s, tools[s.reference_tool], tools[tool_id], group))
+                items.append(VerifyItem(s, tools[s.reference_tool], tools[tool_id], group, d.query_id, rank))
                 slots.append(Slot(d.query_id, s.index, tool_id, rank, score))
     return items, slots
 

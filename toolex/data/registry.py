@@ -6,6 +6,8 @@ four),
 ``stabletoolbench/<group>``, ``sgd/calibration`` and ``sgd/report`` (Schema-Guided Dialogue with its
 human one-to-many ground truth, see :mod:`toolex.data.sgd`), ``sgd-x/<part>`` and ``sgd-pairs/<part>``
 (the same APIs in SGD-X's rewritten wordings, one- and two-tool queries, see :mod:`toolex.data.sgdx`),
+``etom/calibration``, ``etom/report`` and ``etom/all`` (a real MCP registry with equivalence sets, see
+:mod:`toolex.data.etom`),
 ``customized/metatool`` and
 ``customized/toolalpaca`` (two of ToolRet's ``customized`` subsets converted from their source data, see
 :mod:`toolex.data.metatool` and :mod:`toolex.data.toolalpaca`) and ``customized`` (both). Several names joined
@@ -20,6 +22,10 @@ from pathlib import Path
 
 from toolex import keys, paths
 from toolex.data.beir import load_beir
+from toolex.data.etom import GOLD_RULE as ETOM_GOLD_RULE
+from toolex.data.etom import PARTS as ETOM_PARTS
+from toolex.data.etom import acceptable as etom_acceptable
+from toolex.data.etom import load_etom
 from toolex.data.metatool import load_metatool
 from toolex.data.records import Benchmark, Tool, merge_benchmarks
 from toolex.data.sgd import GOLD_VERSION as SGD_GOLD_VERSION
@@ -77,6 +83,8 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
         return load_sgd(root / "sgd", part)
     if source in SGDX_SOURCES and part in SGD_PARTS:
         return load_sgdx(root / "sgd", source, part)
+    if source == "etom" and part in ETOM_PARTS:
+        return load_etom(root / "etom", part)
     if name == "customized":
         return merge_benchmarks(name, [load_benchmark(f"customized/{s}", root) for s in CUSTOMIZED])
     if name == "customized/metatool":
@@ -86,6 +94,7 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
     known = ", ".join(["toolret", *[f"toolret/{s}" for s in TOOLRET_SUBSETS], "toollens", "stabletoolbench",
                        *[f"stabletoolbench/{g}" for g in GROUPS],
                        *[f"{s}/{p}" for s in ("sgd", *SGDX_SOURCES) for p in SGD_PARTS],
+                       *[f"etom/{p}" for p in ETOM_PARTS],
                        "customized", *[f"customized/{s}" for s in CUSTOMIZED]])
     close = difflib.get_close_matches(name, known.split(", "), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ";"
@@ -94,7 +103,8 @@ def load_benchmark(name: str, data_dir: str | Path | None = None) -> Benchmark:
 
 #: Benchmarks that carry a one-to-many ground truth of their own: name prefix → (how to derive it, its rule).
 OWN_GOLD = {"sgd/": (sgd_acceptable, f"sgd gold v{SGD_GOLD_VERSION}"),
-            **{f"{s}/": (sgdx_acceptable, SGDX_GOLD_RULE) for s in SGDX_SOURCES}}
+            **{f"{s}/": (sgdx_acceptable, SGDX_GOLD_RULE) for s in SGDX_SOURCES},
+            "etom/": (etom_acceptable, ETOM_GOLD_RULE)}
 
 
 def _own_gold_source(benchmark: Benchmark) -> tuple[Callable[[Benchmark], dict[str, list[list[str]]]], str]:
@@ -106,7 +116,8 @@ def _own_gold_source(benchmark: Benchmark) -> tuple[Callable[[Benchmark], dict[s
 
 def own_gold(benchmark: Benchmark) -> dict[str, list[list[str]]]:
     """The human one-to-many ground truth a benchmark carries (query id → accepted combinations, C* first):
-    ``sgd/*``, ``sgd-x/*`` and ``sgd-pairs/*`` only; any other benchmark raises :class:`InputError`."""
+    ``sgd/*``, ``sgd-x/*``, ``sgd-pairs/*`` and ``etom/*`` only; any other benchmark raises
+    :class:`InputError`."""
     derive, _rule = _own_gold_source(benchmark)
     return derive(benchmark)
 

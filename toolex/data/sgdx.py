@@ -6,19 +6,22 @@ every SGD schema in which crowd workers rewrote every service, intent and slot n
 (v1 closest to the original, v5 furthest). The i-th service, intent and slot of a variant file is the i-th of
 the original file, so each variant tool is the same API as its original. Read as tools:
 
-* **Pool**: every SGD tool in several wordings (the original and variants), ``<variant service>.<variant
-  intent>`` (``Banks_13.CheckAccountBalance``); ``platform`` is the variant's service, so variants of one API
-  never share a platform. The calibration parts hold the original and :data:`FIT_VARIANTS` (352 tools); the
-  report parts add :data:`HELD_OUT_VARIANTS` (528 tools): wordings that no fitting ever saw.
+* **Pool**: every SGD API once, in one wording drawn per service (seeded) from the part's variants
+  (calibration: :data:`FIT_VARIANTS`; report: :data:`HELD_OUT_VARIANTS`, wordings no fitting ever saw), as
+  ``<variant service>.<variant intent>`` (``Banks_13.CheckAccountBalance``); ``platform`` is the variant's
+  service. A tool's alternatives are therefore other services written by other people, as in a real library,
+  never paraphrases of itself (a pool of every API in four to six wordings made half of Stage 2's candidates
+  paraphrases of the reference: no library looks like that).
 * **Queries**: the SGD intent openings of :mod:`toolex.data.sgd` (same parts, by domain, same draw). The
-  reference of each query is its tool in one variant wording, drawn per query with a fixed seed from the
-  part's own variants (calibration: v1-v3, report: v4-v5): the query's own wording never names its reference.
+  reference of each query is its tool in its service's drawn wording, never the original: the query's own
+  wording never names its reference.
 * **Two-tool queries** (``sgd-pairs/<part>``): a dialogue that opens intents of two services of two domains
   (a restaurant, then a cab) gives one query, the two opening utterances in order; C* is the two tools, each
-  in a drawn variant wording. At most :data:`PER_PAIR` queries per pair of tools, both domains in the part.
-* **Ground truth**: a tool's equivalents are every wording of every tool of its SGD class
-  (:func:`toolex.data.sgd.equivalence_class`, gold v2, with its exceptions); a two-tool query accepts the
-  product of each step's equivalents.
+  in its service's drawn wording. At most :data:`PER_PAIR` queries per pair of tools, both domains in the
+  part.
+* **Ground truth**: a tool's equivalents are the pool's tools of its SGD class (:func:`toolex.data.sgd.
+  equivalence_class`, gold v2, with its exceptions); a two-tool query accepts the product of each step's
+  equivalents.
 
 Benchmark names: ``sgd-x/calibration``, ``sgd-x/report``, ``sgd-pairs/calibration``, ``sgd-pairs/report``.
 Derived data (queries, gold) are CC BY-SA 4.0 as well.
@@ -64,16 +67,12 @@ PER_PAIR = 10
 SOURCES = ("sgd-x", "sgd-pairs")
 ATTRIBUTION = ("SGD-X (Lee et al. 2022) and Schema-Guided Dialogue (Rastogi et al. 2020), CC BY-SA 4.0; "
                "queries and gold derived from their dialogues and schemas")
-GOLD_RULE = f"sgd-x gold: every wording of every tool of the SGD class (sgd gold v{GOLD_VERSION})"
+GOLD_RULE = (f"sgd-x gold v2: the pool's tools of the SGD class, one wording per service "
+             f"(sgd gold v{GOLD_VERSION})")
 
 
-def pool_variants(part: str) -> tuple[str, ...]:
-    """The variant wordings in the part's pool besides the original."""
-    return FIT_VARIANTS if part == "calibration" else VARIANTS
-
-
-def reference_variants(part: str) -> tuple[str, ...]:
-    """The wordings a query's reference is drawn from."""
+def part_variants(part: str) -> tuple[str, ...]:
+    """The wordings a part's services are drawn from."""
     return FIT_VARIANTS if part == "calibration" else HELD_OUT_VARIANTS
 
 
@@ -178,45 +177,56 @@ def pair_openings(found: Sequence[Opening], part: str, per_pair: int = PER_PAIR,
     return sorted(kept, key=lambda p: (p[0].split, p[0].dialogue_id, p[0].turn))
 
 
+def one_wording_pool(folder: str | Path, part: str, seed: int = SEED
+                     ) -> tuple[dict[str, Tool], dict[str, str], dict[str, str]]:
+    """Every SGD API once: the tools of each service in the one wording drawn for it from the part's
+    variants; their origin (tool id → original tool id); and original tool id → its tool in the pool."""
+    every, origin, variant_of = wordings(folder, part_variants(part))
+    originals = sorted({o for t, o in origin.items() if t != o})
+    services = {o.split(".", 1)[0] for o in originals}
+    drawn = {s: _draw(f"{part}:{s}", part_variants(part), seed) for s in services}
+    in_pool = {o: variant_of[(o, drawn[o.split(".", 1)[0]])] for o in originals}
+    tools = {t: every[t] for t in sorted(in_pool.values())}
+    return tools, {t: origin[t] for t in tools}, in_pool
+
+
 def load_sgdx(folder: str | Path, source: str, part: str, seed: int = SEED) -> Benchmark:
     """``sgd-x/<part>`` (one-tool queries) or ``sgd-pairs/<part>`` (two-tool queries) over the part's pool of
-    wordings; references drawn from the part's variants."""
+    one wording per service (:func:`one_wording_pool`)."""
     if source not in SOURCES:
         raise InputError(None, f"unknown SGD-X source {source!r}; choose one of {', '.join(SOURCES)}")
     if part not in PARTS:
         raise InputError(None, f"unknown SGD part {part!r}; choose one of {', '.join(PARTS)}")
     folder = Path(folder)
-    tools, origin, variant_of = wordings(folder, pool_variants(part))
-    choices = reference_variants(part)
+    tools, origin, in_pool = one_wording_pool(folder, part, seed)
     found = list(openings(folder / DIALOGUES))
     name = f"{source}/{part}"
     queries = []
     if source == "sgd-x":
         for o in select(found, part, seed=seed):
             qid = "x" + query_id(o)
-            tool = variant_of[(tool_id(o.service, o.intent), _draw(qid, choices, seed))]
-            queries.append(Query(qid, o.utterance, (tool,), "", domain_of(o.service), name))
+            queries.append(Query(qid, o.utterance, (in_pool[tool_id(o.service, o.intent)],), "",
+                                 domain_of(o.service), name))
     else:
         for first, second in pair_openings(found, part, seed=seed):
             qid = "p" + query_id(first)
-            reference = tuple(variant_of[(tool_id(o.service, o.intent), _draw(f"{qid}:{i}", choices, seed))]
-                              for i, o in enumerate((first, second)))
+            reference = tuple(in_pool[tool_id(o.service, o.intent)] for o in (first, second))
             text = f"{first.utterance.rstrip()} {second.utterance.strip()}"
             category = f"{domain_of(first.service)}+{domain_of(second.service)}"
             queries.append(Query(qid, text, reference, "", category, name))
-    variants = pool_variants(part)
+    variants = part_variants(part)
     sources = ([folder / f"schema_{s}.json" for s in SPLITS] + [folder / DIALOGUES]
                + [folder / "sgd_x" / v / f"schema_{s}.json" for v in variants for s in SPLITS])
-    checksum = keys.checksum(f"{files_checksum(sources)}:{name}:{seed}")
+    checksum = keys.checksum(f"{files_checksum(sources)}:{name}:{seed}:one-wording")
     return Benchmark(name, queries, tools, checksum, tuple(str(s) for s in sources),
-                     {"seed": seed, "pool_wordings": ["original", *variants],
-                      "reference_wordings": list(choices),
+                     {"seed": seed, "pool_wordings": f"one per service, drawn from {', '.join(variants)}",
+                      "reference_wordings": list(variants),
                       "origin": origin, "licence": "CC BY-SA 4.0", "attribution": ATTRIBUTION})
 
 
 def acceptable(benchmark: Benchmark) -> dict[str, list[list[str]]]:
-    """The gold combinations of every query: C* first, then every other product of equivalent tools (every
-    wording of every tool of the reference's SGD class)."""
+    """The gold combinations of every query: C* first, then every other product of equivalent tools (the
+    pool's tools of the reference's SGD class)."""
     origin: Mapping[str, str] = benchmark.meta["origin"]
 
     def key(tid: str) -> tuple[str, str]:

@@ -1,16 +1,19 @@
 """Choosing the offline judge across sources: leave-one-source-out, reported on data no fitting or choice saw.
 
-Three public sources carry a human one-to-many ground truth (:data:`SOURCES`): the original SGD (substitutes
-share their intent names), SGD-X (the same APIs in wordings other people wrote; a query's reference is a
-rewritten tool) and two-tool SGD queries (Stages 1 and 3 meet people too). Each has a calibration part and a
-report part (other domains; for SGD-X and the pairs also wordings, v4 and v5, that no calibration pool holds).
+Four public sources carry a one-to-many ground truth (:data:`SOURCES`): the original SGD (substitutes
+share their intent names), SGD-X (each API once, in a wording other people wrote, so a tool's alternatives are
+other services), two-tool SGD-X queries (Stages 1 and 3 meet people too) and ETOM, a real MCP registry with
+reviewed equivalence sets. Each has a calibration part and a report part (SGD: other domains, and for SGD-X
+and the pairs wordings, v4 and v5, that no calibration pool holds; ETOM: other equivalence sets).
 
 The procedure (:func:`transfer_study`):
 
 1. **Items**: Stages 1 and 2 of ToolEX on every part, each candidate labelled from the part's gold, with the
    judge's features (:func:`load_part`).
-2. **Recipes** (:data:`RECIPES`): a feature set, an L2 penalty and a threshold rule. Features that encode how
-   one dataset was built (:data:`CONSTRUCTION_FEATURES`: shared names, same service) never carry a decision.
+2. **Recipes** (:data:`RECIPES`): a feature set (:data:`FEATURE_SETS`: raw similarities, their standing
+   within the candidate list and the operation, or both), an L2 penalty and a threshold rule. Features that
+   encode how one dataset was built (:data:`CONSTRUCTION_FEATURES`: shared names, same service) never carry a
+   decision.
 3. **Leave one source out**: for each recipe and each source, fit on the calibration parts of the other
    sources (each source weighs the same) and annotate the left-out source's calibration part (for the choice)
    and its report part (for the report); score BM25 and MiniLM against people (recovered share, over- and
@@ -40,7 +43,6 @@ import pandas as pd
 from toolex import paths
 from toolex.annotate.calibration import LabelledItems, balanced_threshold, calibrate, labelled_items
 from toolex.annotate.combine import audit_combinations
-from toolex.annotate.judges.features import FEATURES
 from toolex.annotate.judges.offline import OfflineSimilarityJudge, platform_audit
 from toolex.annotate.judges.scoring import ScoreModel
 from toolex.annotate.operating_point import Label, draw, fit_threshold, item_key
@@ -60,6 +62,14 @@ SOURCES: Mapping[str, tuple[str, str]] = {
     "sgd": ("sgd/calibration", "sgd/report"),
     "sgd-x": ("sgd-x/calibration", "sgd-x/report"),
     "sgd-pairs": ("sgd-pairs/calibration", "sgd-pairs/report"),
+    "etom": ("etom/calibration", "etom/report"),
+}
+#: What kind of library each source is (the README's validation tables name it).
+SOURCE_KINDS: Mapping[str, str] = {
+    "sgd": "dialogue schemas (original SGD wording)",
+    "sgd-x": "dialogue schemas, one wording per API written by other people",
+    "sgd-pairs": "dialogue schemas, one wording per API; two-tool queries",
+    "etom": "real registry (MCP servers)",
 }
 #: Signals that say how a dataset was built (SGD's substitutes share intent names; its services' other
 #: intents share the service): never weighed by a default judge.
@@ -90,12 +100,24 @@ class Recipe:
         return f"{'+'.join(self.features)} | l2 {self.l2:g} | {self.threshold}"
 
 
-_ALLOWED = tuple(f for f in FEATURES if f not in CONSTRUCTION_FEATURES)
+#: The feature sets the choice weighs: signals on the library's own similarity scale (raw), signals that
+#: stand within the candidate list or read the operation (relative), and both.
+RAW = ("description_cosine", "documentation_cosine", "subquery_fit")
+RELATIVE = ("description_standing", "documentation_standing", "documentation_gap", "retrieval_standing",
+            "operation_match")
+FEATURE_SETS: Mapping[str, tuple[str, ...]] = {
+    "raw": RAW,
+    "relative: documentation standing": ("documentation_standing",),
+    "relative: standing + operation": ("documentation_standing", "operation_match"),
+    "relative": RELATIVE,
+    "raw + relative": RAW + RELATIVE,
+}
+#: The recipe of the former default (chosen across the SGD-family sources alone), and those sources.
+FORMER_RECIPE = Recipe(RAW, 1.0, "adapted")
+SGD_FAMILY = ("sgd", "sgd-x", "sgd-pairs")
 RECIPES: tuple[Recipe, ...] = tuple(
     Recipe(features, l2, rule)
-    for features in (("description_cosine",), ("description_cosine", "documentation_cosine"),
-                     ("description_cosine", "documentation_cosine", "subquery_fit"), _ALLOWED)
-    for l2 in (1.0,) for rule in ("pooled", "median", "adapted"))
+    for features in FEATURE_SETS.values() for l2 in (1.0,) for rule in ("pooled", "median", "adapted"))
 
 
 @dataclass
@@ -221,7 +243,10 @@ def leave_one_out(recipe: Recipe, calibration: Mapping[str, Part], report: Mappi
 
 def choose(matrix: pd.DataFrame, recipes: Sequence[Recipe]) -> Recipe:
     """The recipe with the fewest failed goal cells over every left-out source's calibration part; ties: the
-    smallest summed over- and under-credit, then the fewest features."""
+    smallest summed over- and under-credit, then the fewest features. An ``adapted`` winner stays only where
+    it helps on every left-out source: where, on some source, its summed over- and under-credit exceeds that
+    of the same features under their best fixed rule, that fixed rule wins instead (the prior-shift estimate
+    assumes that alternatives score alike in every library)."""
     by_name = {r.name: r for r in recipes}
     chosen_on = matrix[matrix["part"] == "calibration"] if "part" in matrix else matrix
 
@@ -230,7 +255,18 @@ def choose(matrix: pd.DataFrame, recipes: Sequence[Recipe]) -> Recipe:
         return (goal_failures(rows), float((rows["over_credit"] + rows["under_credit"]).sum()),
                 len(by_name[name].features))
 
-    return by_name[min(by_name, key=rank)]
+    best = by_name[min(by_name, key=rank)]
+    fixed = [r for r in recipes
+             if r.features == best.features and r.l2 == best.l2 and r.threshold != "adapted"]
+    if best.threshold != "adapted" or not fixed:
+        return best
+    rival = min(fixed, key=lambda r: rank(r.name))
+
+    def error(name: str) -> pd.Series:
+        rows = chosen_on[chosen_on["recipe"] == name]
+        return (rows["over_credit"] + rows["under_credit"]).groupby(rows["reported_on"]).sum()
+
+    return best if bool((error(best.name) <= error(rival.name) + 1e-12).all()) else rival
 
 
 def transfer_study(calibration: Mapping[str, Part], report: Mapping[str, Part], encoder: str,
@@ -245,6 +281,22 @@ def transfer_study(calibration: Mapping[str, Part], report: Mapping[str, Part], 
     final = pd.concat([credit(model, part, config).assign(reported_on=source)
                        for source, part in report.items()], ignore_index=True)
     return matrix, chosen, model, final
+
+
+def share_estimates(calibration: Mapping[str, Part], report: Mapping[str, Part], recipe: Recipe,
+                    encoder: str) -> dict[str, dict[str, Any]]:
+    """Per left-out source, where the adapted threshold's estimate of the report part's share of alternatives
+    falls against the truth (``recipe``'s features with the adapted rule, fitted on the other sources)."""
+    out = {}
+    for left, part in report.items():
+        model = fit(Recipe(recipe.features, recipe.l2, "adapted"),
+                    [p for s, p in calibration.items() if s != left], encoder)
+        adapted = model.decision_model(model.probability(part.items.rows)).calibration["adapted"]
+        out[left] = {"true_share": float(part.items.labels.mean()),
+                     "estimated_share": adapted.get("estimated_share"),
+                     "fitting_share": adapted["fitting_share"], "kept": adapted.get("kept"),
+                     "threshold": adapted["threshold"], "fitted_threshold": adapted["fitted_threshold"]}
+    return out
 
 
 def labelled_model(model: ScoreModel, part: Part, n: int, seed: int = 0) -> ScoreModel:
@@ -286,8 +338,9 @@ KEPT = "judge_transfer.json"
 
 def kept_study(path: str | Path | None = None) -> dict[str, Any]:
     """The kept study as data frames: ``leave_one_out`` (every recipe), ``chosen`` (its name), ``default``
-    (the chosen model on every report part), ``sgd_only`` (the former procedure), ``labels`` (the
-    per-benchmark workflow, mean and range over draws) and ``ceiling`` (a verifier right on every item)."""
+    (the chosen model on every report part), ``former`` (the former default's recipe, SGD-family sources),
+    ``labels`` (the per-benchmark workflow, mean and range over draws) and ``ceiling`` (a verifier right on
+    every item)."""
 
     path = Path(path) if path else paths.validation_dir() / KEPT
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -298,7 +351,7 @@ def kept_study(path: str | Path | None = None) -> dict[str, Any]:
     summary.columns = [f"{measure} {stat}" for measure, stat in summary.columns]
     return {"leave_one_out": pd.DataFrame(data["leave_one_out"]), "chosen": data["chosen"],
             "default": pd.DataFrame(data["default_on_report_parts"]),
-            "sgd_only": pd.DataFrame(data["sgd_only_all_features_on_report_parts"]),
+            "former": pd.DataFrame(data["former_recipe_sgd_family_on_report_parts"]),
             "labels": summary.reset_index(), "ceiling": pd.DataFrame(data["perfect_verifier"]),
             "model": data["model"], "sources": data["sources"]}
 
@@ -313,9 +366,9 @@ def transfer_matrix(leave_one_out: pd.DataFrame, recipe: str) -> pd.DataFrame:
 
 
 def comparison(study: Mapping[str, Any]) -> pd.DataFrame:
-    """The chosen model, the former procedure and a verifier right on every item, on every report part."""
+    """The chosen model, the former recipe and a verifier right on every item, on every report part."""
     frames = [study["default"].assign(judge="chosen across sources"),
-              study["sgd_only"].assign(judge="every feature, SGD only"),
+              study["former"].assign(judge="former recipe, SGD-family sources"),
               study["ceiling"].assign(judge="verifier right on every item")]
     return pd.concat(frames, ignore_index=True)[["judge", "reported_on", "retriever", "recovered",
                                                  "over_credit", "under_credit", "expansion_recall"]]

@@ -28,6 +28,13 @@ class VerifyItem:
     reference: Tool
     candidate: Tool
     group: str = ""  # the benchmark of the item's query (an adapted threshold is placed per benchmark)
+    query_id: str = ""  # with the sub-query's index and the reference, the candidate list the item is in
+    rank: int = 0  # the candidate's retrieval rank for the sub-query (0: not recorded)
+
+    @property
+    def candidate_list(self) -> tuple[str, int, str, str]:
+        """The candidate list this item belongs to (the other candidates of the same sub-query)."""
+        return (self.query_id, self.subquery.index, self.subquery.text, self.reference.id)
 
 
 @dataclass(frozen=True)

@@ -14,26 +14,52 @@ endpoint
   of the same API is usually a different operation, not a substitute.
 * ``subquery_fit``: cos(candidate, sub-query) − cos(reference, sub-query): how much worse (or better) the
   candidate serves the need the reference was chosen for.
+
+The signals above sit on the scale of one library's documentation (templated schemas read alike, free-text
+registries far apart), so a weight or threshold fitted on one library carries its scale into another. The
+next ones stand within the item's **candidate list** (the other candidates Stage 2 retrieved for the same
+sub-query), which every library has, or read what a tool does:
+
+* ``description_standing`` / ``documentation_standing``: the candidate's description (documentation) cosine
+  to the reference, standardised over its candidate list (how many standard deviations it stands above the
+  list's mean; 0 for a list of fewer than :data:`MIN_LIST` items).
+* ``documentation_gap``: its documentation cosine minus the list's highest (0 for the most similar
+  candidate).
+* ``retrieval_standing``: 1 / the candidate's retrieval rank for the sub-query (0 when not recorded).
+* ``operation_match``: +1 when the two tools do the same kind of operation (read, create, change, delete,
+  compute, send, run; :mod:`~toolex.annotate.judges.operations`), -1 different kinds, 0 unknown.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 
+from toolex.annotate.judges.operations import operation_match
 from toolex.data.records import Tool
 
 FEATURES = ("description_cosine", "documentation_cosine", "name_overlap", "parameter_overlap",
-            "required_overlap", "same_platform", "subquery_fit")
+            "required_overlap", "same_platform", "subquery_fit", "description_standing",
+            "documentation_standing", "documentation_gap", "retrieval_standing", "operation_match")
+#: Features read on a library's own similarity scale, and those that stand within the candidate list or read
+#: the operation (free of that scale).
+RAW_FEATURES = FEATURES[:7]
+RELATIVE_FEATURES = FEATURES[7:]
+#: Fewest items of a candidate list over which a similarity is standardised; the least standard deviation
+#: divided by (a list of near-identical scores does not blow up).
+MIN_LIST = 3
+MIN_SPREAD = 0.02
 #: The sign each feature's weight must have: more alike means more likely equivalent (+1), a shared platform
 #: less likely (-1). Calibration drops a feature whose fitted weight comes out the other way (a collinear or
 #: data-specific effect that would not transfer) and refits.
 EXPECTED_SIGNS = {"description_cosine": 1, "documentation_cosine": 1, "name_overlap": 1,
                   "parameter_overlap": 1,
-                  "required_overlap": 1, "same_platform": -1, "subquery_fit": 1}
+                  "required_overlap": 1, "same_platform": -1, "subquery_fit": 1, "description_standing": 1,
+                  "documentation_standing": 1, "documentation_gap": 1, "retrieval_standing": 1,
+                  "operation_match": 1}
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -132,9 +158,26 @@ def _platform(tool: Tool) -> str:
     return tool.platform.strip().lower() if tool.platform else ""
 
 
+def standing(values: np.ndarray, lists: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
+    """Per item, its value standardised within its list (``lists``: the list each item belongs to) and its
+    gap to the list's highest value."""
+    z, gap = np.zeros(len(values)), np.zeros(len(values))
+    members: dict[Hashable, list[int]] = {}
+    for i, key in enumerate(lists):
+        members.setdefault(key, []).append(i)
+    for at in members.values():
+        v = values[at]
+        gap[at] = v - v.max()
+        if len(at) >= MIN_LIST:
+            z[at] = (v - v.mean()) / max(float(v.std()), MIN_SPREAD)
+    return z, gap
+
+
 def feature_matrix(encoder: TextEncoder, candidates: Sequence[Tool], references: Sequence[Tool],
-                   subqueries: Sequence[str]) -> np.ndarray:
-    """One row per item, the columns of :data:`FEATURES`; tools are encoded once each."""
+                   subqueries: Sequence[str], lists: Sequence[Hashable] | None = None,
+                   ranks: Sequence[int] | None = None) -> np.ndarray:
+    """One row per item, the columns of :data:`FEATURES`; tools are encoded once each. ``lists``: the
+    candidate list of each item (default: its sub-query and reference); ``ranks``: its retrieval rank."""
     if not candidates:
         return np.zeros((0, len(FEATURES)), dtype=np.float64)
     unique = {t.id: t for t in [*candidates, *references]}
@@ -156,4 +199,10 @@ def feature_matrix(encoder: TextEncoder, candidates: Sequence[Tool], references:
         rows[i, 3] = jaccard(parameter_names(cand), parameter_names(ref))
         rows[i, 4] = jaccard(parameter_names(cand, True), parameter_names(ref, True))
         rows[i, 5] = float(bool(_platform(cand)) and _platform(cand) == _platform(ref))
+        rows[i, 11] = operation_match(cand, ref)
+    keys = list(lists) if lists is not None else [(s, r.id) for s, r in zip(subqueries, references)]
+    rows[:, 7], _ = standing(rows[:, 0], keys)
+    rows[:, 8], rows[:, 9] = standing(rows[:, 1], keys)
+    if ranks is not None:
+        rows[:, 10] = [1.0 / r if r > 0 else 0.0 for r in ranks]
     return rows

@@ -3,9 +3,10 @@
 In the spirit of one-shot labelling (MacAvaney & Soldaini, SIGIR 2023), a candidate is judged by its
 similarity to a known relevant item — here the ground-truth reference tool — and to the need it must serve:
 
-* **Decompose (template)**: the query is split into clauses; each reference tool takes the clause closest to
-  it in embedding space as its entity, and the first sentence of its own description (with its name removed)
-  as its functionality; the sub-query is ``"<functionality>: <entity>"``.
+* **Decompose (query spans)**: a one-tool query's sub-query is the query itself (its need, without the
+  instruction); a multi-tool query is cut into clauses and each reference tool takes one clause, distinct
+  where the query has enough, by embedding similarity. A sub-query is always text of its query: no tool's
+  name, parameters or description enters it (the paper's LLM writes sub-queries; this split only cuts).
 * **Verify (calibrated score)**: seven signals (:mod:`toolex.annotate.judges.features`: how alike the two
   tools' descriptions and documentation read, how far their names and parameters overlap, whether they share a
   platform, and how well the candidate serves the sub-query compared with the reference) are weighed by a
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
-from toolex.annotate.judges.features import FEATURES, feature_matrix, tool_description
+from toolex.annotate.judges.features import FEATURES, feature_matrix, name_and_description, tool_description
 from toolex.annotate.judges.scoring import Decision, ScoreModel, default_model
 from toolex.annotate.stage_records import Decomposition, SubQuery, Verdict
 from toolex.data.records import Tool
@@ -38,9 +39,8 @@ from toolex.retrieval.base import Embedder
 _CLAUSE = re.compile(r"(?<=[.?!;])\s+|,\s+(?:and\s+|then\s+)?|\s+and\s+(?:then\s+|also\s+)?"
                      r"|\s+then\s+|\s+also\s+",
                      flags=re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
-__all__ = ["OfflineSimilarityJudge", "RetrieverEncoder", "clauses", "functionality", "platform_of",
+__all__ = ["OfflineSimilarityJudge", "RetrieverEncoder", "assign_spans", "clauses", "platform_of",
            "tool_description"]
 
 
@@ -78,21 +78,24 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
-def functionality(tool: Tool, limit: int = 200) -> str:
-    """First sentence of a tool's description with the tool's own name removed (sub-queries never name
-    tools)."""
-    text = re.sub(r'^\s*description\s*=\s*"?', "", tool_description(tool)).strip().strip('"')
-    first = _SENTENCE.split(text, maxsplit=1)[0]
-    for name in {tool.name, tool.name.replace("_", " ")}:
-        if len(name) >= 3:
-            first = re.sub(re.escape(name), "", first, flags=re.IGNORECASE)
-    first = re.sub(r"\s+", " ", re.sub(r"\bAPI\b", "", first)).strip(" .,:;-")
-    return first[:limit] or "perform the needed operation"
-
-
 def clauses(text: str) -> list[str]:
+    """The query's clauses (sentences, and parts joined by "and", "then", "also" or a comma) of three words
+    or more, as written; the whole query when it has no such cut."""
     parts = [p.strip(" ,.;") for p in _CLAUSE.split(text) if p and len(p.split()) >= 3]
     return parts or [text.strip()]
+
+
+def assign_spans(similarity: np.ndarray) -> list[int]:
+    """For each tool (row), the clause (column) it takes: distinct clauses that maximise the summed
+    similarity where there are at least as many clauses as tools; else each tool its most similar clause."""
+    tools, spans = similarity.shape
+    if spans < tools or tools < 2:
+        return [int(np.argmax(row)) for row in similarity]
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(-similarity)
+    picked = dict(zip(rows.tolist(), cols.tolist()))
+    return [picked[i] for i in range(tools)]
 
 
 def platform_of(tool: Tool) -> str | None:
@@ -120,7 +123,8 @@ class OfflineSimilarityJudge(Judge):
                 "score_model": self.model.identity(),
                 "calibrated_on": calibration.get("data", "not recorded"),
                 "encoder": self.encoder.settings(),
-                "decomposer": "template: reference-tool functionality + closest query clause",
+                "decomposer": "query spans: the query itself for one tool; one clause per reference tool, "
+                              "assigned by similarity (no tool text)",
                 "audit": "platform rule: distinct tools; shared-platform positions keep one platform"}
 
     def usage(self) -> dict[str, Any]:
@@ -129,7 +133,8 @@ class OfflineSimilarityJudge(Judge):
     def features(self, items: Sequence[VerifyItem]) -> np.ndarray:
         """The :data:`FEATURES` rows of verification items."""
         return feature_matrix(self.encoder, [it.candidate for it in items], [it.reference for it in items],
-                              [it.subquery.text for it in items])
+                              [it.subquery.text for it in items], [it.candidate_list for it in items],
+                              [it.rank for it in items])
 
     def scores(self, items: Sequence[VerifyItem]) -> np.ndarray:
         """The score model's probability that each candidate can replace its reference."""
@@ -143,23 +148,24 @@ class OfflineSimilarityJudge(Judge):
 
     # -- the three stages ------------------------------------------------------------------------------
     def decompose(self, items: Sequence[DecomposeItem]) -> list[Decomposition]:
-        # embed every tool and clause of every multi-tool query in two batches, then pick per query
+        """Sub-queries in the query's own words: a one-tool query's sub-query is the query itself; a
+        multi-tool query is cut into clauses and each reference tool takes a clause by similarity
+        (:func:`assign_spans`). No text of any tool enters a sub-query; the tools only choose among spans."""
         parts = [clauses(it.query.text) if len(it.tools) > 1 else [] for it in items]
-        tool_rows = self._tools([t for it, p in zip(items, parts) if p for t in it.tools])
+        tool_rows = self.encoder.documents([name_and_description(t) for it, p in zip(items, parts) if p
+                                            for t in it.tools])
         clause_rows = self._texts([c for p in parts for c in p])
         out, t_at, c_at = [], 0, 0
         for item, part in zip(items, parts):
             if not part:
-                picks = [item.query.text.strip()]
+                picks = [item.query.text.strip()] * len(item.tools)
             else:
                 tools = tool_rows[t_at:t_at + len(item.tools)]
                 sims = tools @ clause_rows[c_at:c_at + len(part)].T  # tools x clauses
                 t_at, c_at = t_at + len(item.tools), c_at + len(part)
-                picks = [part[int(np.argmax(row))] for row in sims]
-            subs = tuple(
-                SubQuery(i, f"{functionality(tool)}: {entity}", functionality(tool), entity, tool.id)
-                for i, (tool, entity) in enumerate(zip(item.tools, picks))
-            )
+                picks = [part[j] for j in assign_spans(sims)]
+            subs = tuple(SubQuery(i, span, span, "", tool.id)
+                         for i, (tool, span) in enumerate(zip(item.tools, picks)))
             out.append(Decomposition(item.query.id, subs, self.name))
         return out
 

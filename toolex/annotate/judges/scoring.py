@@ -172,9 +172,15 @@ class ScoreModel:
     @classmethod
     def from_json(cls, data: Mapping[str, Any], source: str = "score model") -> ScoreModel:
         try:
-            return cls(str(data["encoder"]), tuple(float(w) for w in data["weights"]), float(data["bias"]),
+            weights = tuple(float(w) for w in data["weights"])
+            named = tuple(data.get("features", FEATURES))
+            if len(named) == len(weights) and named != FEATURES and set(named) <= set(FEATURES):
+                # a model of fewer features (an earlier feature set): the others weigh nothing
+                by_name = dict(zip(named, weights))
+                weights, named = tuple(by_name.get(f, 0.0) for f in FEATURES), FEATURES
+            return cls(str(data["encoder"]), weights, float(data["bias"]),
                        float(data["threshold"]), (float(data["band"][0]), float(data["band"][1])),
-                       tuple(data.get("features", FEATURES)), dict(data.get("calibration", {})),
+                       named, dict(data.get("calibration", {})),
                        str(data.get("threshold_rule", "fixed")),
                        None if data.get("prior") is None else float(data["prior"]))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
