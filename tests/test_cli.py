@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from toolex import paths
+from toolex.cli import main
 from toolex.data.records import Annotation
 from toolex.io.annotations import write_annotations
 from toolex.io.trec import write_run
@@ -92,6 +93,29 @@ def test_a_folder_where_a_file_belongs_and_a_missing_run_folder_are_named(run_an
     run, _ = run_and_annotations
     out = toolex("evaluate", "--run", str(run), "--annotations", str(tmp_path))
     assert out.returncode == 2 and "this is a folder; pass the" in out.stderr and "Errno" not in out.stderr
+    _, annotations = run_and_annotations
+    out = toolex("evaluate", "--run", str(tmp_path), "--annotations", str(annotations))  # the same words
+    assert out.returncode == 2 and "this is a folder; pass the run file inside it" in out.stderr
     out = toolex("review", "sample", "--run", str(tmp_path / "nope"), "--campaign",
                  str(tmp_path / "c.sqlite"))
     assert out.returncode == 2 and "annotation run folder not found" in out.stderr
+
+
+def test_no_abbreviated_option_and_the_commands_own_usage_on_an_unknown_one(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["evaluate", "--run", "r.trec", "--annotations", "a.jsonl", "--annotation", "x"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: toolex evaluate" in err and "unrecognized arguments: --annotation x" in err
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--run", "r.trec", "--annotation", "a.jsonl"])  # not taken for --annotations
+    assert "required: --annotations" in capsys.readouterr().err
+
+
+def test_a_run_that_shares_no_query_id_with_the_annotations_is_an_error_naming_both(run_and_annotations,
+                                                                                   tmp_path):
+    _, annotations = run_and_annotations
+    other = write_run({"z1": {"a": 1.0}}, tmp_path / "other.trec")
+    done = toolex("evaluate", "--run", str(other), "--annotations", str(annotations))
+    assert done.returncode == 2 and not done.stdout
+    assert "share no query id" in done.stderr and str(other) in done.stderr and str(annotations) in done.stderr

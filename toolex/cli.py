@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import Any
 
 from toolex import __version__
 from toolex.errors import ToolexError
@@ -31,9 +32,17 @@ COMMANDS = {
 }
 
 
+class StrictParser(argparse.ArgumentParser):
+    """A parser that takes no abbreviated option (``--annotation`` is not ``--annotations``); every parser
+    under it (each command's, and their sub-commands') is one too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(load: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="toolex",
-                                     description="Equivalence-aware tool-retrieval evaluation.")
+    parser = StrictParser(prog="toolex", description="Equivalence-aware tool-retrieval evaluation.")
     parser.add_argument("--version", action="version", version=f"toolex {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
@@ -52,11 +61,23 @@ def build_parser(load: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def command_parser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser:
+    """The parser of command ``name`` (the top-level parser when there is none)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            found: argparse.ArgumentParser = action.choices[name]
+            return found
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     wanted = next((a for a in argv if a in COMMANDS), None)
     parser = build_parser(load=wanted if wanted and not {"-h", "--help"} & set(argv[:1]) else None)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the command's own usage, not the top level's
+        command = command_parser(parser, getattr(args, "command", None))
+        command.error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2

@@ -67,7 +67,12 @@ def run(args: argparse.Namespace) -> int:
         if not folder.is_dir():
             raise InputError(args.per_query, f"--per-query: folder {str(folder)!r} does not exist")
     annotations = read_annotations(args.annotations)
-    arrays = RunArrays.from_dict(read_run(args.run))
+    ranked = read_run(args.run)
+    if annotations and ranked and not {a.query_id for a in annotations} & set(ranked):
+        raise InputError(None, f"the run {args.run} and the annotations {args.annotations} share no query id "
+                               f"(run: {next(iter(ranked))!r}, ...; annotations: {annotations[0].query_id!r}, "
+                               "...): nothing to score")
+    arrays = RunArrays.from_dict(ranked)
     evaluation = evaluate(arrays, annotations, k=effective_k(args.k, arrays, annotations))
     evaluation = dataclasses.replace(evaluation, k=args.k)
     summary = evaluation.summary()
