@@ -63,10 +63,11 @@ def main() -> None:
     items, recorded = [], {}
     for v in folder.verified_sets():
         sub = subqueries[v.query_id][v.index]
-        for c in v.candidates:
+        for c in v.candidates:  # a failed LLM verdict has nothing to compare: its item leaves the list
             if c.verdict.judge == "reference" or not c.verdict.ok:
                 continue
-            items.append(VerifyItem(sub, tools[v.reference_tool], tools[c.tool_id], bench_of[v.query_id]))
+            items.append(VerifyItem(sub, tools[v.reference_tool], tools[c.tool_id], bench_of[v.query_id],
+                                    v.query_id, c.rank))
             recorded[(sub.text, v.reference_tool, c.tool_id)] = c.verdict
     llm_only = [recorded[(it.subquery.text, it.reference.id, it.candidate.id)].equivalent for it in items]
     offline = offline_judge()

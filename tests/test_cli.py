@@ -118,4 +118,5 @@ def test_a_run_that_shares_no_query_id_with_the_annotations_is_an_error_naming_b
     other = write_run({"z1": {"a": 1.0}}, tmp_path / "other.trec")
     done = toolex("evaluate", "--run", str(other), "--annotations", str(annotations))
     assert done.returncode == 2 and not done.stdout
-    assert "share no query id" in done.stderr and str(other) in done.stderr and str(annotations) in done.stderr
+    assert "share no query id" in done.stderr
+    assert str(other) in done.stderr and str(annotations) in done.stderr

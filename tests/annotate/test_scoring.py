@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from toolex.annotate.judges.features import FEATURES
+from toolex.annotate.judges.features import EXPECTED_SIGNS, FEATURES, RAW_FEATURES
 from toolex.annotate.judges.scoring import DEFAULT_MODEL_FILE, ScoreModel, default_model
 from toolex.errors import InputError
 
@@ -106,21 +106,23 @@ def test_uncertainty_order_keeps_the_band_closest_to_the_threshold_first():
 def test_packaged_default_loads():
     assert DEFAULT_MODEL_FILE.name == "offline_mpnet.json" and DEFAULT_MODEL_FILE.exists()
     model = default_model()
-    assert model.features == FEATURES == ("description_cosine", "documentation_cosine", "name_overlap",
-                                          "parameter_overlap", "required_overlap", "same_platform",
-                                          "subquery_fit")
+    assert model.features == FEATURES and FEATURES[:7] == RAW_FEATURES == (
+        "description_cosine", "documentation_cosine", "name_overlap", "parameter_overlap", "required_overlap",
+        "same_platform", "subquery_fit")
     raw = json.loads(DEFAULT_MODEL_FILE.read_text(encoding="utf-8"))
     assert raw["features"] == list(FEATURES) and len(raw["weights"]) == len(FEATURES)
     assert model.encoder == "mpnet"
     assert model.band[0] < model.threshold < model.band[1]
-    # chosen across sources: fitted on the calibration parts of all three, none of the report parts
+    # chosen across sources: fitted on the calibration parts of all four, none of the report parts
     data = model.calibration["data"]
-    assert all(part in data for part in ("sgd/calibration", "sgd-x/calibration", "sgd-pairs/calibration"))
+    assert all(part in data for part in ("sgd/calibration", "sgd-x/calibration", "sgd-pairs/calibration",
+                                         "etom/calibration"))
     assert "report" not in data and "leave-one-source-out" in model.calibration["chosen_by"]
     # similarity to the reference raises the score; signals of how one dataset was built weigh nothing
     weights = dict(zip(FEATURES, model.weights))
     assert weights["description_cosine"] > 0
     assert weights["name_overlap"] == weights["same_platform"] == 0.0
+    assert all(w >= 0 for f, w in weights.items() if EXPECTED_SIGNS[f] > 0)
 
 
 def test_a_model_of_an_earlier_feature_set_loads_with_the_new_features_weighing_nothing():

@@ -64,15 +64,15 @@ def test_all_holds_the_queries_with_one_equivalence_set_over_the_whole_registry(
     assert [q.id for q in bench.queries] == ["etom2_1", "etom2_4"]
     assert len(bench.tools) == 5
     first = bench.queries[0]
-    assert first.reference == ("Image Server::generate_image",) and first.category == "image-generation"
-    assert bench.queries[1].reference == ("Nova::generate_image",)  # the first listed, its id stripped
+    assert first.reference == ("Image_Server::generate_image",) and first.category == "image-generation"
+    assert bench.queries[1].reference == ("Nova::generate_image",)  # first listed; id stripped
     tool = bench.tools["Nova::generate_image"]
     assert (tool.name, tool.platform, tool.description) == ("generate_image", "Nova",
                                                              "Create images from text prompts.")
     assert bench.tools["Notes::read_note"].category == "mcp"  # a server without categories
     gold = etom.acceptable(bench)
-    assert gold["etom2_1"] == [["Image Server::generate_image"], ["Nova::generate_image"]]
-    assert gold["etom2_4"] == [["Nova::generate_image"], ["Image Server::generate_image"]]
+    assert gold["etom2_1"] == [["Image_Server::generate_image"], ["Nova::generate_image"]]
+    assert gold["etom2_4"] == [["Nova::generate_image"], ["Image_Server::generate_image"]]
 
 
 def test_parts_split_by_equivalence_set_and_cover_all(folder):

@@ -255,7 +255,7 @@ def test_records_agree_to_their_last_printed_digit_and_no_further():
 _MARKUP = re.compile(r"required_params|optional_params|tool_name\s*:|\{\s*\"name\"|api_name|\"parameters\"")
 
 
-@pytest.mark.parametrize("name", ["tooleq", "tooleq-smoke"])
+@pytest.mark.parametrize("name", ["tooleq", "tooleq-smoke", "sgd-report", "sgd-report-smoke"])
 def test_released_sub_queries_are_text_of_their_queries_never_of_a_tool(name):
     """The offline decomposer cuts the query; no name, parameter, markup or sentence of a tool enters a
     sub-query (its words are its query's)."""

@@ -69,9 +69,10 @@ def run(args: argparse.Namespace) -> int:
     annotations = read_annotations(args.annotations)
     ranked = read_run(args.run)
     if annotations and ranked and not {a.query_id for a in annotations} & set(ranked):
-        raise InputError(None, f"the run {args.run} and the annotations {args.annotations} share no query id "
-                               f"(run: {next(iter(ranked))!r}, ...; annotations: {annotations[0].query_id!r}, "
-                               "...): nothing to score")
+        first_run, first_annotated = next(iter(ranked)), annotations[0].query_id
+        raise InputError(None, f"the run {args.run} and the annotations {args.annotations} share no query "
+                               f"id (run: {first_run!r}, ...; annotations: {first_annotated!r}, ...): "
+                               "nothing to score")
     arrays = RunArrays.from_dict(ranked)
     evaluation = evaluate(arrays, annotations, k=effective_k(args.k, arrays, annotations))
     evaluation = dataclasses.replace(evaluation, k=args.k)

@@ -6,8 +6,8 @@ ETOM (arXiv 2510.19423, EACL 2026 Findings; MIT, attribute it) holds 2,375 tools
 list per acceptable tool, each that tool and the tools it was found equivalent to (by embedding neighbours, an
 LLM's check and people's review of borderline pairs). Read as a benchmark:
 
-* **Pool**: every tool of the registry, ``<server>::<tool>``; its documentation is its name, description and
-  input schema; ``platform`` its server; category the server's first category.
+* **Pool**: every tool of the registry, ``<server>::<tool>`` (white space as ``_``); its documentation is
+  its name, description and input schema; ``platform`` its server; category the server's first category.
 * **Queries**: the level-2 queries whose need has several acceptable tools and whose inner lists all hold the
   same tools (one equivalence set; where the lists differ, the upstream relation is not transitive and no
   single set is the gold). C* is the first tool listed, the other tools of the set its alternatives.
@@ -20,6 +20,7 @@ finds alike; the registry's share and scale of similarity are real, which SGD's 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -35,11 +36,18 @@ LEVEL_2 = "queries/level_2.json"
 PARTS = ("calibration", "report", "all")
 ATTRIBUTION = ("ETOM (snooow1029/ETOM, arXiv 2510.19423), MIT: the MCP registry, its level-2 queries and "
                "equivalence sets")
+#: How registry ids become tool ids (part of the checksum: a change renames tools and may move sets).
+ID_RULE = "ids v2: white space as _"
 GOLD_RULE = "etom gold v1: the level-2 query's one equivalence set (every inner list the same tools)"
 
 
+def safe_id(raw: str) -> str:
+    """A registry id as a run file can hold it: stripped, each run of white space one ``_``."""
+    return re.sub(r"\s+", "_", raw.strip())
+
+
 def tool_id(server: str, tool: str) -> str:
-    return f"{server.strip()}::{tool.strip()}"
+    return safe_id(f"{server.strip()}::{tool.strip()}")
 
 
 def registry_tools(path: Path) -> dict[str, Tool]:
@@ -74,7 +82,7 @@ def equivalence_set(record: Mapping[str, Any], path: Path) -> tuple[str, ...] | 
     if not isinstance(lists, list) or not lists:
         raise InputError(path, "no ground_truth_tools", record=f"query {record.get('query_id')}")
     try:
-        sets = [[t["tool_id"].strip() for t in inner] for inner in lists]  # some ids carry a stray space
+        sets = [[safe_id(t["tool_id"]) for t in inner] for inner in lists]  # some ids carry a stray space
     except (KeyError, TypeError) as exc:
         raise InputError(path, f"malformed ground_truth_tools ({exc})",
                          record=f"query {record.get('query_id')}") from exc
@@ -113,7 +121,7 @@ def load_etom(folder: str | Path, part: str) -> Benchmark:
         queries.append(Query(qid, str(record["query"]), (reference,), "", tools[reference].category, name))
         sets[qid] = list(accepted)
     sources = [folder / REGISTRY, path]
-    checksum = keys.checksum(f"{files_checksum(sources)}:{name}")
+    checksum = keys.checksum(f"{files_checksum(sources)}:{name}:{ID_RULE}")
     return Benchmark(name, queries, tools, checksum, tuple(str(s) for s in sources),
                      {"accepted": sets, "licence": "MIT", "attribution": ATTRIBUTION})
 

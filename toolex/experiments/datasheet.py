@@ -70,15 +70,18 @@ def _method_lines(manifest: dict[str, Any]) -> list[str]:
     thresholds = [f"- `{b}`: threshold {p['threshold']:.3f}"
                   + (f", estimated share of alternatives {p['estimated_share']:.3f}" if "estimated_share" in p
                      else f" ({p.get('kept', 'fitted')})") for b, p in operating.items()]
+    model = judge.get("score_model") or {}
+    if not thresholds and "threshold" in model:  # a fixed rule: one threshold for every benchmark
+        thresholds = [f"- every benchmark: threshold {model['threshold']:.3f} (the score model's)"]
+    decomposer = judge.get("decomposer") or "the judge's decomposer"
     return [
         f"ToolEX with the judge `{judge.get('name', '?')}` (toolex {manifest.get('toolex_version', '?')}): "
-        "Stage 1 decomposes each query into one sub-query per C* tool (template), Stage 2 retrieves the top "
-        f"{config.get('top_k', '?')} tools per sub-query with "
+        f"Stage 1 decomposes each query into one sub-query per C* tool ({decomposer}), Stage 2 retrieves "
+        f"the top {config.get('top_k', '?')} tools per sub-query with "
         f"`{config.get('retriever', '?')}`{candidates_note} and verifies each against the reference tool "
-        "(a logistic score over embedding similarities, chosen across three human-labelled sources by "
-        "leave-one-source-out), Stage 3 audits at most "
-        f"{config.get('max_combinations', '?')} combinations per query. The threshold "
-        "of each benchmark:",
+        "(a logistic score over embedding similarities and their standing among the candidates, chosen "
+        "across four labelled sources by leave-one-source-out), Stage 3 audits at most "
+        f"{config.get('max_combinations', '?')} combinations per query. The threshold:",
         *thresholds,
     ]
 
@@ -156,6 +159,7 @@ def datasheet(folder: str | Path, workspace: str, kind: str = "tooleq") -> str:
         "## Sources and licences",
         *[f"- {text}" for text in about["licences"]],
         "- The judge was fitted on Schema-Guided Dialogue and SGD-X (Rastogi et al. 2020; Lee et al. 2022), "
-        f"CC BY-SA 4.0; {about['sgd']}.",
+        f"CC BY-SA 4.0 ({about['sgd']}), and on ETOM's MCP registry and level-2 equivalence sets "
+        "(arXiv 2510.19423), MIT.",
         "",
     ])

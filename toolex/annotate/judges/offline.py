@@ -7,12 +7,16 @@ similarity to a known relevant item — here the ground-truth reference tool —
   instruction); a multi-tool query is cut into clauses and each reference tool takes one clause, distinct
   where the query has enough, by embedding similarity. A sub-query is always text of its query: no tool's
   name, parameters or description enters it (the paper's LLM writes sub-queries; this split only cuts).
-* **Verify (calibrated score)**: seven signals (:mod:`toolex.annotate.judges.features`: how alike the two
-  tools' descriptions and documentation read, how far their names and parameters overlap, whether they share a
-  platform, and how well the candidate serves the sub-query compared with the reference) are weighed by a
-  logistic score (:class:`~toolex.annotate.judges.scoring.ScoreModel`) whose weights and threshold are fitted
-  on labelled calibration data by ``toolex calibrate``; equivalent when the score reaches the threshold (with
-  an ``adapted`` threshold rule, placed for each run's items: :mod:`~toolex.annotate.judges.prior_shift`).
+* **Verify (calibrated score)**: the signals of :mod:`toolex.annotate.judges.features` (how alike the two
+  tools' descriptions and documentation read, how well the candidate serves the sub-query compared with the
+  reference, how far each similarity stands above the other candidates of the same sub-query, the
+  candidate's retrieval rank, whether the two tools do the same kind of operation; name, parameter and
+  platform overlap are recorded) are weighed by a logistic score
+  (:class:`~toolex.annotate.judges.scoring.ScoreModel`) whose weights and threshold are fitted on labelled
+  calibration data; equivalent when the score reaches the threshold (with an ``adapted`` threshold rule,
+  placed for each run's items: :mod:`~toolex.annotate.judges.prior_shift`). The standing and rank signals
+  read Stage 2's candidate list, so the default model holds for the list it was fitted on (``dense:mpnet``,
+  top 20).
 * **Audit (platform rule)**: every operation must be served by its own tool, and positions whose reference
   tools share a platform (they pass values to each other) must keep a single shared platform.
 
@@ -118,8 +122,8 @@ class OfflineSimilarityJudge(Judge):
     def describe(self) -> dict[str, Any]:
         calibration = self.model.calibration
         return {"name": self.name, "kind": self.kind,
-                "method": "logistic score over similarity, overlap and platform signals to the reference "
-                          "tool",
+                "method": "logistic score over the candidate's similarity to the reference tool, its "
+                          "standing among the sub-query's candidates and the kind of operation",
                 "score_model": self.model.identity(),
                 "calibrated_on": calibration.get("data", "not recorded"),
                 "encoder": self.encoder.settings(),
