@@ -93,11 +93,20 @@ def test_the_rule_is_validated_and_round_trips():
     assert model.identity()["adapted_rule"]["min_items"] == prior_shift.MIN_ITEMS  # constants decide too
 
 
-def test_the_packaged_default_adapts():
+def test_the_packaged_default_has_the_threshold_rule_the_kept_study_chose():
+    """The choice decides whether the default adapts (it did not: the fixed median rule won)."""
+    import json
+
+    from toolex import paths
     from toolex.annotate.judges.scoring import default_model
 
     model = default_model()
-    assert model.threshold_rule == "adapted" and 0 < (model.prior or 0) < 1
+    study = json.loads((paths.validation_dir() / "judge_transfer.json").read_text(encoding="utf-8"))
+    chosen_rule = study["chosen"].rsplit("| ", 1)[1]
+    assert (model.threshold_rule == "adapted") == (chosen_rule == "adapted")
+    if chosen_rule == "adapted":
+        assert 0 < (model.prior or 0) < 1
+    assert model.calibration["recipe"]["threshold"] == chosen_rule
 
 
 def test_each_benchmark_gets_its_own_threshold_whatever_it_is_annotated_with():
