@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from toolex import paths
 from toolex.data.records import Annotation, Benchmark, Query, Tool
 from toolex.report.validation import (
     ceiling_frame,
@@ -102,7 +103,10 @@ def test_kept_ceiling_a_verifier_right_on_every_item_matches_people():
     frame, meta = ceiling_frame()
     everywhere = frame[frame.variant == "perfect verifier on every item"]
     assert set(everywhere.retriever) == set(meta["retrievers"])
-    assert everywhere.recovered.tolist() == pytest.approx([1.0] * len(everywhere))
-    assert (everywhere.over_credit == 0).all() and (everywhere.under_credit == 0).all()
+    # it never over-credits; what it misses is what Stage 2's candidates miss, as the judge study measured
+    assert (everywhere.over_credit == 0).all() and (everywhere.recovered <= 1 + 1e-9).all()
+    study = json.loads((paths.validation_dir() / "judge_transfer.json").read_text(encoding="utf-8"))
+    ceiling = {r["retriever"]: r["recovered"] for r in study["perfect_verifier"] if r["reported_on"] == "sgd"}
+    assert dict(zip(everywhere.retriever, everywhere.recovered)) == pytest.approx(ceiling, abs=1e-6)
     band = frame[frame.variant.str.endswith("in the unsure band")]
     assert band.sent.nunique() == 1 and 0 < band.sent.iloc[0] < everywhere.sent.iloc[0]
