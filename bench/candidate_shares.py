@@ -15,7 +15,6 @@ Usage: ``python bench/candidate_shares.py [--parts tooleq skilleq sgd-report] [-
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 from toolex import paths
 from toolex.annotate.calibration import accepted_at
+from toolex.data.readers import iter_jsonl
 from toolex.data.registry import load_benchmark, own_gold
 from toolex.errors import InputError
 from toolex.experiments import release
@@ -34,8 +34,7 @@ def verification_items(part: Path) -> list[dict[str, Any]]:
     path = part / "verified.jsonl.gz"
     if not path.exists():
         raise InputError(path, "no verified sets in this release part; build it with `make release`")
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines if line.strip()]
+    return list(iter_jsonl(path))
 
 
 def part_shares(name: str) -> dict[str, Any]:

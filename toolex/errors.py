@@ -19,3 +19,10 @@ class InputError(ToolexError, ValueError):
         if record is not None:
             where += f", record {record}"
         super().__init__(f"{where}: {message}")
+
+
+def refuse_folder(path: Path, what: str) -> None:
+    """Raise :class:`InputError` when ``path`` is a folder where a file (``what``) is wanted, in the words
+    every reader uses."""
+    if path.is_dir():
+        raise InputError(path, f"this is a folder; pass the {what} inside it")

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from toolex.errors import InputError
+from toolex.errors import InputError, refuse_folder
 
 TABLE_SUFFIXES = (".json", ".jsonl", ".jsonl.gz", ".parquet")
 T = TypeVar("T")
@@ -69,8 +69,7 @@ def iter_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
 def iter_jsonl_numbered(path: str | Path, what: str = "file") -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) of a JSON-lines file, for errors that point at the line."""
     path = Path(path)
-    if path.is_dir():
-        raise InputError(path, f"this is a folder; pass the {what} inside it")
+    refuse_folder(path, what)
     opener = gzip.open if path.name.endswith(".gz") else open
     try:
         with opener(path, "rt", encoding="utf-8") as handle:

@@ -10,7 +10,7 @@ import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from toolex.errors import InputError
+from toolex.errors import InputError, refuse_folder
 from toolex.io.atomic import atomic_writer
 
 Run = dict[str, dict[str, float]]
@@ -25,8 +25,7 @@ def ranked(scores: Mapping[str, float], k: int | None = None) -> list[tuple[str,
 
 def _lines(path: Path, what: str) -> Iterator[tuple[int, str]]:
     """(line number, text) of a UTF-8 file, decoded line by line so that bad bytes are named by their line."""
-    if path.is_dir():  # the same words as every reader (toolex.data.readers)
-        raise InputError(path, f"this is a folder; pass the {what} inside it")
+    refuse_folder(path, what)
     if not path.is_file():
         raise InputError(path, f"{what} not found")
     with open(path, "rb") as handle:
