@@ -113,3 +113,22 @@ def test_labelled_model_moves_only_the_threshold():
     tuned = transfer.labelled_model(model, part, n=10, seed=0)
     assert tuned.weights == model.weights and tuned.bias == model.bias
     assert tuned.calibration["per_benchmark"]["labels"] == min(10, len(part.items.labels))
+
+
+def test_sources_that_share_a_pool_are_left_out_together():
+    """SGD-X and its two-tool queries hold the same pools: a model left out of one never saw the other."""
+    sources = list(transfer.SOURCES)
+    assert transfer.fitting_sources("sgd-x", sources) == ["sgd", "etom"]
+    assert transfer.fitting_sources("sgd-pairs", sources) == ["sgd", "etom"]
+    assert transfer.fitting_sources("etom", sources) == ["sgd", "sgd-x", "sgd-pairs"]
+    assert transfer.fitting_sources("sgd", sources) == ["sgd-x", "sgd-pairs", "etom"]
+    assert transfer.fitting_sources("mine", [*sources, "mine"]) == sources
+
+
+def test_the_kept_study_fits_no_left_out_library():
+    from toolex import paths
+
+    study = transfer.kept_study(paths.validation_dir() / transfer.KEPT)
+    for row in study["leave_one_out"].itertuples():
+        fitted = row.fitted_on.split(" + ")
+        assert transfer.LIBRARY[row.reported_on] not in {transfer.LIBRARY[s] for s in fitted}

@@ -14,8 +14,9 @@ The procedure (:func:`transfer_study`):
    within the candidate list and the operation, or both), an L2 penalty and a threshold rule. Features that
    encode how one dataset was built (:data:`CONSTRUCTION_FEATURES`: shared names, same service) never carry a
    decision.
-3. **Leave one source out**: for each recipe and each source, fit on the calibration parts of the other
-   sources (each source weighs the same) and annotate the left-out source's calibration part (for the choice)
+3. **Leave one source out**: for each recipe and each source, fit on the calibration parts of the sources
+   of other libraries (each source weighs the same; :data:`LIBRARY`: sources that share a tool pool, SGD-X and
+   its two-tool queries, are left out together, or the left-out library would be fitted on) and annotate the left-out source's calibration part (for the choice)
    and its report part (for the report); score BM25 and MiniLM against people (recovered share, over- and
    under-credit at NDCG@10).
 4. **Choice**, on the left-out calibration parts only: the recipe that fails the fewest goal cells
@@ -71,6 +72,9 @@ SOURCE_KINDS: Mapping[str, str] = {
     "sgd-pairs": "dialogue schemas, one wording per API; two-tool queries",
     "etom": "real registry (MCP servers)",
 }
+#: The library each source's pools hold: ``sgd-x`` and ``sgd-pairs`` share their one-wording pools (the same
+#: tools, only the queries differ), so leaving one of them out leaves the other out too.
+LIBRARY: Mapping[str, str] = {"sgd": "sgd", "sgd-x": "sgd-x", "sgd-pairs": "sgd-x", "etom": "etom"}
 #: Signals that say how a dataset was built (SGD's substitutes share intent names; its services' other
 #: intents share the service): never weighed by a default judge.
 CONSTRUCTION_FEATURES = ("name_overlap", "same_platform")
@@ -142,6 +146,11 @@ def load_part(source: str, name: str, judge: OfflineSimilarityJudge, config: Ann
     if with_runs:
         runs = benchmark_runs(benchmark, retrievers)
     return Part(source, benchmark, items, benchmark_gold(benchmark), runs)
+
+
+def fitting_sources(left: str, sources: Sequence[str]) -> list[str]:
+    """The sources a model left out of ``left`` is fitted on: those of another library (:data:`LIBRARY`)."""
+    return [s for s in sources if LIBRARY.get(s, s) != LIBRARY.get(left, left)]
 
 
 def source_weights(parts: Sequence[Part]) -> np.ndarray:
@@ -228,12 +237,13 @@ def goal_failures(table: pd.DataFrame) -> int:
 
 def leave_one_out(recipe: Recipe, calibration: Mapping[str, Part], report: Mapping[str, Part],
                   encoder: str, config: AnnotateConfig) -> pd.DataFrame:
-    """For each source, ``recipe`` fitted on the other sources' calibration parts and scored on the left-out
+    """For each source, ``recipe`` fitted on the calibration parts of the other libraries' sources and scored on the left-out
     source's calibration part (``part`` "calibration", what the choice reads) and report part ("report")."""
     frames = []
     for left in report:
-        model = fit(recipe, [p for s, p in calibration.items() if s != left], encoder)
-        fitted_on = " + ".join(s for s in calibration if s != left)
+        fitted = fitting_sources(left, list(calibration))
+        model = fit(recipe, [calibration[s] for s in fitted], encoder)
+        fitted_on = " + ".join(fitted)
         for part, data in (("calibration", calibration[left]), ("report", report[left])):
             frames.append(credit(model, data, config).assign(
                 recipe=recipe.name, fitted_on=fitted_on, reported_on=left, part=part,
@@ -290,7 +300,7 @@ def share_estimates(calibration: Mapping[str, Part], report: Mapping[str, Part],
     out = {}
     for left, part in report.items():
         model = fit(Recipe(recipe.features, recipe.l2, "adapted"),
-                    [p for s, p in calibration.items() if s != left], encoder)
+                    [calibration[s] for s in fitting_sources(left, list(calibration))], encoder)
         adapted = model.decision_model(model.probability(part.items.rows)).calibration["adapted"]
         out[left] = {"true_share": float(part.items.labels.mean()),
                      "estimated_share": adapted.get("estimated_share"),
@@ -322,7 +332,7 @@ def label_study(calibration: Mapping[str, Part], report: Mapping[str, Part], rec
     from that many labels of the left-out report part, scored there."""
     frames = []
     for left, part in report.items():
-        model = fit(recipe, [p for s, p in calibration.items() if s != left], encoder)
+        model = fit(recipe, [calibration[s] for s in fitting_sources(left, list(calibration))], encoder)
         for n in sizes:
             for seed in seeds:
                 tuned = labelled_model(model, part, n, seed)
