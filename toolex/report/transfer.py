@@ -16,9 +16,9 @@ The procedure (:func:`transfer_study`):
    decision.
 3. **Leave one source out**: for each recipe and each source, fit on the calibration parts of the sources
    of other libraries (each source weighs the same; :data:`LIBRARY`: sources that share a tool pool, SGD-X and
-   its two-tool queries, are left out together, or the left-out library would be fitted on) and annotate the left-out source's calibration part (for the choice)
-   and its report part (for the report); score BM25 and MiniLM against people (recovered share, over- and
-   under-credit at NDCG@10).
+   its two-tool queries, are left out together, or the left-out library would be fitted on) and annotate
+   the left-out source's calibration part (for the choice) and its report part (for the report); score
+   BM25 and MiniLM against people (recovered share, over- and under-credit at NDCG@10).
 4. **Choice**, on the left-out calibration parts only: the recipe that fails the fewest goal cells
    (recovered share in [0.7, 1.3], over- and under-credit ≤ 0.02 per query: 2 NDCG points) over every
    left-out source, then the smallest summed over- and under-credit, then the fewest features. No report
@@ -237,8 +237,9 @@ def goal_failures(table: pd.DataFrame) -> int:
 
 def leave_one_out(recipe: Recipe, calibration: Mapping[str, Part], report: Mapping[str, Part],
                   encoder: str, config: AnnotateConfig) -> pd.DataFrame:
-    """For each source, ``recipe`` fitted on the calibration parts of the other libraries' sources and scored on the left-out
-    source's calibration part (``part`` "calibration", what the choice reads) and report part ("report")."""
+    """For each source, ``recipe`` fitted on the calibration parts of the other libraries' sources and scored
+    on the left-out source's calibration part (``part`` "calibration", what the choice reads) and report
+    part ("report")."""
     frames = []
     for left in report:
         fitted = fitting_sources(left, list(calibration))
