@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -91,3 +92,25 @@ def test_delta_significance_pairs_queries_in_their_order():
     got = delta_significance(scores, 300, seed=4).iloc[0]
     assert got.delta == pytest.approx(100 * want.mean) and got.ci_low == pytest.approx(100 * want.low)
     assert got.ci_high == pytest.approx(100 * want.high) and got.p_value == want.p_value
+
+
+def test_an_unchanged_category_has_no_interval_and_no_test():
+    """Where no query's score changes, the interval and the test are undefined: NaN in the data, n/a in the
+    printed table, which holds one column per quantity."""
+    from toolex.report.significance import printed
+
+    annotations = [Annotation(f"q{i}", "web" if i < 5 else "code", ("a",), (("a",), ("b",)))
+                   for i in range(10)]
+    run = {f"q{i}": ({"a": 1.0} if i < 5 else {"b": 1.0}) for i in range(10)}
+    table = delta_significance(evaluate_runs({"r": run}, annotations), 200)
+    web = table[(table.category == "Web") & (table.metric == "ndcg@10")].iloc[0]
+    assert web.delta == 0 and np.isnan(web.ci_low) and np.isnan(web.ci_high) and np.isnan(web.p_value)
+    code = table[(table.category == "Code") & (table.metric == "ndcg@10")].iloc[0]
+    assert code.delta == pytest.approx(100.0) and not np.isnan(code.p_value)
+    shown = printed(table)
+    assert list(shown.columns) == ["level", "retriever", "category", "metric", "queries", "delta",
+                                   "95% interval", "p", "resamples"]
+    row = shown[(shown.category == "Web") & (shown.metric == "ndcg@10")].iloc[0]
+    assert row["95% interval"] == "n/a" and row["p"] == "n/a"
+    row = shown[(shown.category == "Code") & (shown.metric == "ndcg@10")].iloc[0]
+    assert row["95% interval"] == "[100.00, 100.00]" and row["p"] != "n/a"

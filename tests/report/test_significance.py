@@ -49,4 +49,4 @@ def test_a_p_value_at_the_floor_of_the_test_prints_as_a_bound():
     assert p_label(1 / 10_001, 10_000) == "< 1e-4"
     assert p_label(0.0002, 10_000) == "0.0002"
     assert p_label(1 / 1_001, 1_000) == "< 1e-3"
-    assert p_label(float("nan"), 10_000) == ""
+    assert p_label(float("nan"), 10_000) == "n/a"

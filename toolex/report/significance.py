@@ -14,14 +14,16 @@ from toolex.metrics import ONE_TO_ONE, TOOLEQ, long
 from toolex.report.table2 import category_label
 
 COLUMNS = ["level", "retriever", "category", "metric", "queries", "delta", "ci_low", "ci_high", "p_value",
-           "p", "resamples"]
+           "resamples"]
+#: The printed table (:func:`printed`): one column per quantity, an undefined interval or test as ``n/a``.
+PRINTED = ["level", "retriever", "category", "metric", "queries", "delta", "95% interval", "p", "resamples"]
 
 
 def p_label(p_value: float, resamples: int) -> str:
     """A p-value as printed: at the floor of the test (1 / (resamples + 1), no resample as extreme as the
     observed difference) it reads ``< 1e-4`` for 10,000 resamples, as the test cannot resolve below it."""
     if math.isnan(p_value):
-        return ""
+        return "n/a"
     floor = 1 / (resamples + 1)
     if p_value <= floor * (1 + 1e-9):
         return f"< {1 / resamples:.0e}".replace("e-0", "e-")
@@ -79,19 +81,40 @@ def paired_test(a: Sequence[float], b: Sequence[float], resamples: int = 10_000,
     return PairedTest(len(a), mean, low, high, randomisation_p(a, b, resamples, seed), level, resamples)
 
 
+def undefined(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Whether a paired interval and test say nothing: fewer than two pairs, or no pair that differs (every
+    resample gives Δ = 0 and every sign flip the same mean)."""
+    diff = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
+    return len(diff) < 2 or bool(np.all(np.abs(diff) <= 1e-12))
+
+
 def delta_significance(scores: pd.DataFrame, resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
     """From the long-form scores (:func:`toolex.report.table2.evaluate_runs`): per level, retriever, category
     (then ``all``) and measure, Δ in points with its 95% interval and p-value (queries paired in their
-    order)."""
+    order); interval and p-value are NaN where they are undefined (:func:`undefined`)."""
     pairs = long.paired(scores)
     rows = []
     for (level, system), frame in pairs.groupby(["level", "system"], sort=False):
         groups = [(category_label(str(c)), g) for c, g in frame.groupby("category", sort=True)]
         for name, group in [*groups, (long.ALL, frame)]:
             for measure, part in group.groupby("measure", sort=False):
-                test = paired_test(part[ONE_TO_ONE].to_numpy(), part[TOOLEQ].to_numpy(), resamples, seed=seed)
+                a, b = part[ONE_TO_ONE].to_numpy(), part[TOOLEQ].to_numpy()
+                test = paired_test(a, b, resamples, seed=seed)
+                none = undefined(a, b)
                 rows.append({"level": level, "retriever": system, "category": name, "metric": measure,
-                             "queries": test.n, "delta": 100 * test.mean, "ci_low": 100 * test.low,
-                             "ci_high": 100 * test.high, "p_value": test.p_value,
-                             "p": p_label(test.p_value, resamples), "resamples": resamples})
+                             "queries": test.n, "delta": 100 * test.mean,
+                             "ci_low": math.nan if none else 100 * test.low,
+                             "ci_high": math.nan if none else 100 * test.high,
+                             "p_value": math.nan if none else test.p_value, "resamples": resamples})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def printed(tests: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
+    """:func:`delta_significance`'s table as printed: the interval as one ``[low, high]`` cell (points,
+    ``digits`` decimals) and the p-value as :func:`p_label` prints it, ``n/a`` where either is undefined."""
+    out = tests.copy()
+    out["95% interval"] = [("n/a" if math.isnan(low) else f"[{low:.{digits}f}, {high:.{digits}f}]")
+                           for low, high in zip(tests["ci_low"], tests["ci_high"])]
+    out["p"] = [("n/a" if math.isnan(p) else p_label(p, int(n)))
+                for p, n in zip(tests["p_value"], tests["resamples"])]
+    return out[PRINTED]
