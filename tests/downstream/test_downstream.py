@@ -221,10 +221,38 @@ def test_figure6_reads_a_kept_run_without_any_llm(tmp_path):
     diffs = downstream.differences(run.frame, resamples=100)
     assert list(diffs["queries"]) == [0, 0]  # one setting only: nothing to pair
     assert diffs["paper, points (range over the six groups)"].iloc[0] == "3.5 to 6.5"
-    assert "Judge: agent: fake-model" in run.footer()
+    assert "Judge:" not in run.footer() and "LLMs: agent: fake-model" in run.footer()  # no expanded setting
     record = run.provenance()  # the record every table of ours carries
     assert record["toolex"] and record["created"] and record["data_checksum"] == "c0ffee" * 4
-    assert record["judge"] == "agent: fake-model" and record["retrievers"] == ["bm25"]
+    assert record["judge"] is None and record["llms"] == {"agent": "fake-model"}
+    assert record["retrievers"] == ["bm25"]
+
+
+def test_figure6_names_the_expanded_settings_judge_and_the_queries_scored(tmp_path):
+    """The footer's judge is the ToolEX judge whose annotations the expanded setting offered, not the agent's
+    model; each group is labelled with the queries each setting scored."""
+    import pandas as pd
+
+    from toolex.downstream.run import RunFolder, pass_rates
+    from toolex.report import downstream
+
+    identity = {"benchmark": "b", "data": "c0ffee" * 4, "queries": ["a", "b"],
+                "settings": ["oracle", "expanded"], "retriever": "bm25", "prompts": {},
+                "models": {"agent": "fake-model"}}
+    folder = RunFolder(tmp_path / "run", identity)
+    folder.record_expansion("offline-similarity(mpnet), score model 0123 (threshold 0.4)", "ann/")
+    again = RunFolder(tmp_path / "run", identity)  # reopening keeps what the manifest records
+    assert again.manifest["expansion"]["annotations"] == "ann/"
+    frame = pd.DataFrame({"setting": ["oracle", "expanded", "expanded"], "group": ["G1"] * 3,
+                          "query_id": ["a", "a", "b"], "status": ["ok"] * 3, "passed": [1.0, 0.0, 1.0],
+                          "fallback": [False] * 3, "steps": [1] * 3, "finish": ["give_answer"] * 3})
+    run = downstream.KeptRun(folder.folder, identity, frame, pass_rates(frame), again.manifest)
+    assert "Judge: offline-similarity(mpnet), score model 0123" in run.footer()
+    assert "LLMs: agent: fake-model" in run.footer()
+    assert run.provenance()["judge"].startswith("offline-similarity(mpnet)")
+    fig = downstream.pass_rate_bars(run.table, "t")
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert labels == ["G1\nn=1/2", "all\nn=1/2"]
 
 
 def test_the_command_runs_two_settings_on_real_queries_and_resumes(tmp_path, monkeypatch, capsys, data_dir):

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from toolex import keys
 from toolex.annotate.stage_records import AuditedQuery, Decomposition, VerifiedSet
 from toolex.data.readers import iter_jsonl
 from toolex.io import atomic
@@ -61,6 +62,17 @@ class ArtifactFolder:
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}
+
+    def judge(self) -> str:
+        """The judge that made these annotations, as its manifest names it (with the key of its score model's
+        identity and its threshold, for the offline judge), or ``"not recorded"``."""
+        judge = self.manifest().get("judge")
+        if not isinstance(judge, dict) or not judge.get("name"):
+            return "not recorded"
+        model = judge.get("score_model")
+        if not isinstance(model, dict):
+            return str(judge["name"])
+        return f"{judge['name']}, score model {keys.key_of(model)[:12]} (threshold {model.get('threshold')})"
 
     def timings(self) -> dict[str, float]:
         """Seconds per stage of the runs so far (``{}`` when missing or unreadable)."""

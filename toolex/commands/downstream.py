@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from toolex.errors import InputError
@@ -82,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
                 "annotations": args.annotations, "prompts": PROMPT_VERSIONS,
                 "models": {role: c.settings.model for role, c in clients.items()}}
     folder = RunFolder(args.out, identity)
-    choices = _choices(args, benchmark, queries, settings)
+    choices, expansion = _choices(args, benchmark, queries, settings)
+    if expansion:
+        folder.record_expansion(*expansion)
     failed: list[str] = []
     simulator = ApiSimulator(benchmark.tools, clients["simulator"])
     with SimulatorServer(simulator) as server:
@@ -101,10 +104,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _choices(args: argparse.Namespace, benchmark: Any, queries: list[Any],
-             settings: list[str]) -> dict[str, Any]:
+             settings: list[str]) -> tuple[dict[str, Any], tuple[str, str] | None]:
     """The tools each setting offers each query: C*; the retriever's top-|C*| over the query's group pool; an
-    audited equivalent combination from ``--annotations`` or an offline ToolEX run over the sample."""
+    audited equivalent combination from ``--annotations`` or an offline ToolEX run over the sample. With the
+    expanded setting, also the judge of its annotations and where they came from."""
     from toolex.annotate.pipeline import AnnotateConfig
+    from toolex.annotate.run_folder import ArtifactFolder
     from toolex.data import load_benchmark
     from toolex.downstream.run import tool_choices
     from toolex.experiments.finetune import resolve_spec
@@ -112,7 +117,7 @@ def _choices(args: argparse.Namespace, benchmark: Any, queries: list[Any],
     from toolex.io.annotations import read_annotations
     from toolex.retrieval import build_retriever, retrieve_queries
 
-    choices = {}
+    choices, expansion = {}, None
     if "oracle" in settings:
         choices["oracle"] = tool_choices("oracle", queries)
     if "retrieved" in settings:
@@ -126,9 +131,11 @@ def _choices(args: argparse.Namespace, benchmark: Any, queries: list[Any],
     if "expanded" in settings:
         if args.annotations:
             annotations = {a.query_id: a for a in read_annotations(args.annotations, benchmark.tools)}
+            expansion = (ArtifactFolder(Path(args.annotations).parent).judge(), str(args.annotations))
         else:
             made = ensure_toolex("downstream-offline", [benchmark.checksum, [q.id for q in queries]],
                                  [benchmark], queries, AnnotateConfig(), "offline", progress=True)
             annotations = {a.query_id: a for a in read_annotations(made.annotations_path())}
+            expansion = (made.judge(), str(made.folder))
         choices["expanded"] = tool_choices("expanded", queries, annotations=annotations)
-    return choices
+    return choices, expansion

@@ -104,7 +104,15 @@ class RunFolder:
                 raise InputError(manifest, f"the folder holds another downstream run (differs in "
                                            f"{', '.join(changed)}); choose another --out")
         self.folder.mkdir(parents=True, exist_ok=True)
-        write_json(manifest, {"identity": self.identity})
+        self.manifest = {**(json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else {}),
+                         "identity": self.identity}
+        write_json(manifest, self.manifest)
+
+    def record_expansion(self, judge: str, source: str) -> None:
+        """Name, beside the identity, the ToolEX judge whose annotations the expanded setting offers and where
+        they came from (a run's figures name it; the identity keeps naming what decides reuse)."""
+        self.manifest = {**self.manifest, "expansion": {"judge": judge, "annotations": source}}
+        write_json(self.folder / MANIFEST, self.manifest)
 
     def path(self, setting: str) -> Path:
         return self.folder / f"{setting}.jsonl"

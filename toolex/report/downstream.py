@@ -4,7 +4,8 @@ differences between settings on the same queries, and the paper's stated differe
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,14 @@ def differences(frame: pd.DataFrame, resamples: int = 10_000, seed: int = 0) -> 
     return pd.DataFrame(rows)
 
 
+def scored(table: pd.DataFrame, group: str, settings: Sequence[str]) -> str:
+    """The queries scored in ``group``: ``n=24``, or one count per setting in the bars' order where the
+    settings scored different numbers (``n=23/24/24``)."""
+    counts = table[table["group"] == group].set_index("setting")["queries"].reindex(settings)
+    shown = [str(int(n)) if pd.notna(n) else "0" for n in counts]
+    return f"n={shown[0]}" if len(set(shown)) == 1 else "n=" + "/".join(shown)
+
+
 def pass_rate_bars(table: pd.DataFrame, title: str) -> Any:
     """Grouped bars: pass rate per group and setting with 95 % Wilson intervals (``all`` last)."""
     groups = [g for g in table["group"].unique() if g != "all"] + ["all"]
@@ -84,11 +93,12 @@ def pass_rate_bars(table: pd.DataFrame, title: str) -> Any:
                          rows["95% CI high"].to_numpy(dtype=float) - rate])
         ax.bar(x, rate, width, yerr=err, capsize=2, color=SETTING_COLOURS[setting],
                label=SETTING_LABELS[setting], error_kw={"lw": 0.8})
-    counts = table.groupby("group")["queries"].max().reindex(groups)
-    ax.set_xticks(np.arange(len(groups)), [f"{g.replace('_', ' ')}\n(n={n})" for g, n in counts.items()],
-                  fontsize=7)
+    ax.set_xticks(np.arange(len(groups)), [f"{g.replace('_', ' ')}\n{scored(table, g, settings)}"
+                                           for g in groups], fontsize=7)
     ax.set_ylim(0, 105)
     ax.set_ylabel("pass rate, % (95% Wilson interval)")
+    ax.set_xlabel("group (n: queries scored; one count per setting, in the bars' order, where they differ)",
+                  fontsize=7)
     set_title(ax, title)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
     return fig
@@ -103,6 +113,7 @@ class KeptRun:
     identity: dict[str, Any]
     frame: pd.DataFrame
     table: pd.DataFrame
+    manifest: dict[str, Any] = field(default_factory=dict)
 
     @property
     def models(self) -> str:
@@ -119,13 +130,23 @@ class KeptRun:
 
     def provenance(self) -> dict[str, Any]:
         """The record beside every table of ours (:func:`toolex.report.provenance.provenance`): the run's
-        data, models as the judge, its retriever, the run folder and its prompt versions."""
+        data, the ToolEX judge of the expanded setting, its retriever, the run folder, its prompt versions and
+        the LLMs of the agent, the simulator and the evaluator."""
         return provenance(self.data, self.identity["data"], {"max_steps": self.identity.get("max_steps")},
-                          self.models, [self.identity["retriever"]], source=paths.portable(self.folder),
-                          prompts=self.identity["prompts"])
+                          self.expansion_judge or None, [self.identity["retriever"]],
+                          source=paths.portable(self.folder), prompts=self.identity["prompts"],
+                          llms=self.identity["models"])
+
+    @property
+    def expansion_judge(self) -> str:
+        """The ToolEX judge whose annotations the expanded setting offered (the run's manifest)."""
+        recorded = self.manifest.get("expansion", {})
+        return str(recorded.get("judge", "not recorded")) if "expanded" in self.identity["settings"] else ""
 
     def footer(self) -> str:
-        return footer(self.data, [self.identity["retriever"]], self.models)
+        """Data, retriever, the ToolEX judge of the expanded setting and the agent's models."""
+        return footer(self.data, [self.identity["retriever"]], self.expansion_judge or None,
+                      f"LLMs: {self.models}")
 
 
 def open_run(folder: str | Path | None = None) -> KeptRun | None:
@@ -134,6 +155,6 @@ def open_run(folder: str | Path | None = None) -> KeptRun | None:
     chosen = Path(folder) if folder else (runs[-1] if runs else None)
     if chosen is None:
         return None
-    identity = json.loads((chosen / "manifest.json").read_text(encoding="utf-8"))["identity"]
+    manifest = json.loads((chosen / "manifest.json").read_text(encoding="utf-8"))
     frame = results_frame(chosen)
-    return KeptRun(chosen, identity, frame, pass_rates(frame))
+    return KeptRun(chosen, manifest["identity"], frame, pass_rates(frame), manifest)
