@@ -66,4 +66,9 @@ def test_the_top_k_shares_carry_wilson_intervals_and_the_figure_draws_them():
     assert low == pytest.approx(15.0, abs=0.1) and high == pytest.approx(85.0, abs=0.1)
     assert bounds["random negative"][0] == 0.0
     fig = figures.rank_cdf_plot({"bm25": rank_cdf.cdf_table(frame)}, "t", 10, intervals={"bm25": bounds})
-    assert len(fig.axes[0].containers) == 3  # one error bar per curve at the cut-off
+    segments = [seg for c in fig.axes[0].containers for seg in c.lines[2][0].get_segments()]
+    assert len(segments) == 3  # one error bar per curve at the cut-off (and the legend's empty proxy)
+    assert all(seg[0][0] > 10 for seg in segments)  # right of the cut-off, where the paper's markers sit
+    labels = [t.get_text() for t in fig.legends[0].get_texts()] if fig.legends else [
+        t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "95% Wilson interval at top 10" in labels

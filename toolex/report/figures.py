@@ -151,11 +151,15 @@ def rank_cdf_plot(tables: pd.DataFrame | Mapping[str, pd.DataFrame], title: str,
             ax.step(table["rank"], table[label], where="post", color=colour, ls=style,
                     label=f"{label} ({name})" if name else label)
             bounds = (intervals or {}).get(name, {}).get(label)
-            if bounds:  # side by side at the cut-off, one per retriever
+            if bounds:  # just right of the cut-off (the paper's markers sit on it), one per retriever
                 at = float(table.loc[table["rank"] == cutoff, label].iloc[0])
-                x = cutoff * (1 + 0.06 * (i - (len(runs) - 1) / 2))
+                x = cutoff * (1.08 + 0.07 * i)
                 ax.errorbar([x], [at], yerr=[[max(at - bounds[0], 0)], [max(bounds[1] - at, 0)]],
                             color=colour, capsize=2, lw=0.9, fmt="none", zorder=3)
+    if intervals:
+        ax.errorbar([], [], yerr=[], color="0.3", capsize=2, lw=0.9, fmt="none",
+                    label=f"95% Wilson interval at top {cutoff}"
+                          + (" (one per retriever, left to right)" if len(runs) > 1 else ""))
     if paper:
         for key, colour in zip(SERIES, SERIES_COLOURS):
             value = paper.get(PAPER_SHARE[key].format(k=cutoff))
