@@ -85,7 +85,8 @@ def main() -> None:
     embedding = compare(llm_only, [v.equivalent for v in offline.verify(items)])
     goal = [r for r in rows if r["share_sent"] <= 0.20 + 1e-9]
     report = {"sample": str(Path(args.sample).name), "llm_judge": manifest["judge"]["name"],
-              "embedding_judge": offline.name, "score_model": offline.model.calibration.get("data"),
+              "embedding_judge": f"{offline.name}, {offline.model.label()}",
+              "score_model": offline.model.calibration.get("data"),
               "items": len(items), "llm_yes_rate": sum(map(bool, llm_only)) / len(items),
               "embedding_only": embedding.to_dict(), "band_items": band, "curve": rows,
               "best_within_20pct": max(goal, key=lambda r: r["agreement"]),

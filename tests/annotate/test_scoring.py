@@ -129,3 +129,16 @@ def test_a_model_of_an_earlier_feature_set_loads_with_the_new_features_weighing_
     old = {**_model().to_json(), "features": list(FEATURES[:7]), "weights": list(WEIGHTS[:7])}
     model = ScoreModel.from_json(old)
     assert model.features == FEATURES and model.weights == (*WEIGHTS[:7], *(0.0,) * (len(FEATURES) - 7))
+
+
+def test_a_score_model_is_named_alike_in_memory_and_from_a_run_manifest(tmp_path):
+    """Figures name the score model that decided: its label, read back from a run's manifest, is the
+    model's own, and another threshold gives another label."""
+    from toolex.annotate.run_folder import ArtifactFolder
+
+    model = default_model()
+    (tmp_path / "manifest.json").write_text(json.dumps(
+        {"judge": {"name": "offline-similarity(mpnet)", "score_model": model.identity()}}))
+    assert ArtifactFolder(tmp_path).judge() == f"offline-similarity(mpnet), {model.label()}"
+    assert model.with_threshold(0.9).label() != model.label()
+    assert ArtifactFolder(tmp_path / "missing").judge() == "not recorded"

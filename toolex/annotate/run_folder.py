@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from toolex import keys
+from toolex.annotate.judges.scoring import identity_label
 from toolex.annotate.stage_records import AuditedQuery, Decomposition, VerifiedSet
 from toolex.data.readers import iter_jsonl
 from toolex.io import atomic
@@ -70,9 +70,7 @@ class ArtifactFolder:
         if not isinstance(judge, dict) or not judge.get("name"):
             return "not recorded"
         model = judge.get("score_model")
-        if not isinstance(model, dict):
-            return str(judge["name"])
-        return f"{judge['name']}, score model {keys.key_of(model)[:12]} (threshold {model.get('threshold')})"
+        return f"{judge['name']}, {identity_label(model)}" if isinstance(model, dict) else str(judge["name"])
 
     def timings(self) -> dict[str, float]:
         """Seconds per stage of the runs so far (``{}`` when missing or unreadable)."""

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from toolex import keys
 from toolex.annotate.judges import prior_shift
 from toolex.annotate.judges.features import FEATURES
 from toolex.errors import InputError
@@ -151,6 +152,11 @@ class ScoreModel:
             thresholds[where], lows[where], highs[where] = model.threshold, model.band[0], model.band[1]
         return Decision(thresholds, lows, highs, models)
 
+    def label(self) -> str:
+        """``score model <key> (threshold t)``: which model decided, as figures and run records name it
+        (the key of :meth:`identity`, as :func:`identity_label` reads it back from a manifest)."""
+        return identity_label(self.identity())
+
     def identity(self) -> dict[str, Any]:
         """What decides the verdicts (for cache keys and manifests): everything but the calibration record
         (the rule and fitting share only when the threshold is adapted)."""
@@ -230,6 +236,11 @@ def _unsure_order(probabilities: np.ndarray, thresholds: np.ndarray, lows: np.nd
     t = np.clip(thresholds[inside], 1e-12, 1 - 1e-12)
     distance = np.abs(np.log(p[inside] / (1 - p[inside])) - np.log(t / (1 - t)))
     return inside[np.argsort(distance, kind="stable")]
+
+
+def identity_label(identity: Mapping[str, Any]) -> str:
+    """A score model's label from its identity (:meth:`ScoreModel.label`)."""
+    return f"score model {keys.key_of(dict(identity))[:12]} (threshold {identity.get('threshold')})"
 
 
 def _logit(p: float) -> float:
