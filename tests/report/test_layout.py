@@ -56,8 +56,18 @@ def _results(retrievers: int, categories: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _tests(results: pd.DataFrame) -> pd.DataFrame:
+    """Intervals around each Δ, one category's undefined (NaN), as delta_significance gives them."""
+    out = results.assign(delta=results.tooleq - results.one_to_one)
+    out = out.assign(ci_low=out.delta - 3.0, ci_high=out.delta + 2.0)
+    out.loc[out.category == "Category 0", ["ci_low", "ci_high"]] = np.nan
+    return out
+
+
 BUILDERS = {
     "delta_bars": lambda: figures.delta_bars(_results(4, 4), "ndcg@10", "subquery_oracle"),
+    "delta_bars_intervals": lambda: figures.delta_bars(_results(4, 4).assign(queries=1234), "ndcg@10",
+                                                       "query", tests=_tests(_results(4, 4))),
     "delta_bars_small": lambda: figures.delta_bars(_results(1, 2), "ndcg@10", "query"),
     "illusion_bars": lambda: figures.illusion_bars(pd.DataFrame({
         "base": ["Qwen3-Embedding-0.6B", "Qwen3-Embedding-4B", "all-MiniLM-L6-v2"],
@@ -110,3 +120,17 @@ def test_the_credit_histogram_has_equal_bins_and_whole_query_ticks():
     fig.canvas.draw()
     ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
     assert ticks and all(float(t).is_integer() for t in ticks)
+
+
+def test_the_delta_bars_carry_each_categorys_queries_and_labelled_intervals():
+    results = _results(2, 3).assign(queries=[10, 20, 30] * 4)
+    fig = figures.delta_bars(results, "ndcg@10", "query", tests=_tests(results))
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == [f"Category {c}\n(n={n})"
+                                                             for c, n in zip(range(3), (10, 20, 30))]
+    bars = [seg for c in ax.containers if hasattr(c, "lines") and c.lines[2]
+            for seg in c.lines[2][0].get_segments() if len(seg) and np.isfinite(seg).all()]
+    assert len(bars) == 2 * 2  # two retrievers, the categories with an interval (Category 0 has none)
+    texts = [t.get_text() for t in (fig.legends[0] if fig.legends else ax.get_legend()).get_texts()]
+    assert "Δ's 95% paired bootstrap interval" in texts
+    plt.close(fig)

@@ -38,21 +38,40 @@ def _legend_beside(ax: Any) -> None:
 
 
 def delta_bars(results: pd.DataFrame, metric: str = "ndcg@10", level: str = "query",
-               title: str = "") -> Any:
-    """Grouped bars per category: one-to-one and ToolEq for each retriever (our rows)."""
+               title: str = "", tests: pd.DataFrame | None = None) -> Any:
+    """Grouped bars per category: one-to-one and ToolEq for each retriever (our rows), each category named
+    with its queries; with ``tests`` (:func:`toolex.report.significance.delta_significance`), Δ's 95 %
+    paired bootstrap interval on each ToolEq bar (none where it is undefined, nor on ``Avg``, a mean over
+    categories that the per-category tests do not cover)."""
     rows = results[(results.metric == metric) & (results.level == level)]
     retrievers = list(dict.fromkeys(rows.retriever))
     categories = list(dict.fromkeys(rows.category))
     fig, ax = plt.subplots(figsize=(max(4.8, 1.8 + 1.6 * len(categories) * max(1, len(retrievers)) / 2), 4.2))
     width = 0.8 / (2 * max(1, len(retrievers)))
     x = np.arange(len(categories))
+    drawn = False
     for i, name in enumerate(retrievers):
         part = rows[rows.retriever == name].set_index("category").reindex(categories)
         colour = retriever_colour(name)
         ax.bar(x + (2 * i) * width, part.one_to_one, width, label=f"{name} one-to-one", color=colour,
                alpha=0.4)
         ax.bar(x + (2 * i + 1) * width, part.tooleq, width, label=f"{name} ToolEq", color=colour)
-    ax.set_xticks(x + width * (2 * len(retrievers) - 1) / 2, categories)
+        if tests is not None:
+            bounds = tests[(tests.metric == metric) & (tests.level == level) & (tests.retriever == name)]
+            bounds = bounds.set_index("category").reindex(categories)
+            low = (bounds.delta - bounds.ci_low).to_numpy(dtype=float)
+            high = (bounds.ci_high - bounds.delta).to_numpy(dtype=float)
+            if np.isfinite(low).any():
+                ax.errorbar(x + (2 * i + 1) * width, part.tooleq.to_numpy(dtype=float),
+                            yerr=np.vstack([low, high]), fmt="none", color="black", capsize=2, lw=0.8)
+                drawn = True
+    if drawn:
+        ax.errorbar([], [], yerr=[], fmt="none", color="black", capsize=2, lw=0.8,
+                    label="Δ's 95% paired bootstrap interval")
+    counts = (rows.groupby("category", sort=False)["queries"].max().reindex(categories)
+              if "queries" in rows else pd.Series(pd.NA, index=categories))
+    ax.set_xticks(x + width * (2 * len(retrievers) - 1) / 2,
+                  [f"{c}\n(n={int(n)})" if pd.notna(n) else str(c) for c, n in counts.items()])
     ax.set_ylabel(f"{metric} (%)")
     set_title(ax, title or f"One-to-one vs ToolEq, {metric}, {LEVELS.get(level, level)}")
     top = float(np.nanmax(rows[["one_to_one", "tooleq"]].to_numpy(), initial=1.0))
