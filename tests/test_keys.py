@@ -171,3 +171,12 @@ def test_an_annotation_folder_named_in_the_former_format_is_renamed_and_reused(t
         again = workspace.ensure_toolex("api", "tiny-key", [bench], bench.queries, config, "api")
         assert again.folder == made.folder and not former.exists() and server.calls == calls
     assert f"{former.name} renamed to {made.folder.name}" in capsys.readouterr().err
+
+
+def test_one_slug_names_every_path_and_id_part():
+    """The readable part of a name, as each caller asks for it (and as the caches on disk are named)."""
+    assert keys.slug("dense:minilm-ft") == "dense_minilm-ft"
+    assert keys.slug("sentence-transformers/all-MiniLM-L6-v2") == "sentence-transformers_all-MiniLM-L6-v2"
+    assert keys.slug("offline-similarity(mpnet)", ".", "-", lower=True) == "offline-similarity-mpnet"
+    assert keys.slug("Open Weather_Map v2.5", "", "-", lower=True) == "open-weather-map-v2-5"
+    assert keys.slug("::") == ""

@@ -8,6 +8,8 @@
   very many rows apart (one embedded text, one LLM request), check that content is what a record says (data
   files, stage files, weights) or seed a draw that must not depend on Python's hash seed; never shortened.
 
+:func:`slug` makes the readable part of a name (a retriever spec, a judge, an API) safe in a path or an id.
+
 Keys of the earlier 16-character format over the same content begin with today's key: :func:`adopt`
 renames such a folder to today's name and says so, so caches on disk keep working and are never mixed.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import asdict, is_dataclass
@@ -107,3 +110,12 @@ def rename_former(former: Path, path: Path) -> None:
         return
     print(f"[toolex] {former} renamed to {path.name} (content keys are {KEY_LENGTH} characters now)",
           file=sys.stderr)
+
+
+def slug(text: str, keep: str = "._-", separator: str = "_", lower: bool = False) -> str:
+    """``text`` with every run of characters other than ASCII letters, digits and ``keep`` replaced by
+    ``separator``, trimmed of it at both ends, and lower-cased with ``lower`` (``"dense:minilm-ft"`` →
+    ``"dense_minilm-ft"``; ``slug("offline-similarity(mpnet)", ".", "-", True)`` →
+    ``"offline-similarity-mpnet"``)."""
+    out = re.sub(f"[^A-Za-z0-9{re.escape(keep)}]+", separator, text).strip(separator)
+    return out.lower() if lower else out

@@ -283,7 +283,7 @@ def test_toolalpaca_queries_and_references(alpaca_folder):
     assert {q.instruction for q in bench.queries} == {toolalpaca.INSTRUCTION}
     assert {q.category for q in bench.queries} == {"customized"}
     assert bench.meta["licence"] == "Apache-2.0" and "18906999" in bench.meta["attribution"]
-    assert toolalpaca.slug("A Bíblia Digital") == "a-biblia-digital"
+    assert toolalpaca.api_part("A Bíblia Digital") == "a-biblia-digital"
 
 
 def test_toolalpaca_naming_rule_matches_projection():

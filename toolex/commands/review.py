@@ -64,9 +64,10 @@ def run(args: argparse.Namespace) -> int:
 def _sample(args: argparse.Namespace) -> int:
     from toolex.annotate.run_folder import ArtifactFolder
     from toolex.review.database import Campaign
-    from toolex.review.gold import apply_gold, gold_items, read_gold
+    from toolex.review.gold import acceptable_sets, apply_gold, gold_items
     from toolex.review.items import CHECKSUM_KIND, RATIONALE_SETTING, load_items, run_checksum, run_verdicts
     from toolex.review.sample import draw
+    from toolex.validate.gold import read_gold
 
     if args.items:
         given = [flag for flag, value in (("--size", args.size), ("--per-stratum", args.per_stratum),
@@ -79,7 +80,7 @@ def _sample(args: argparse.Namespace) -> int:
     if Path(args.campaign).exists():  # refuse another run before loading anything
         with Campaign(args.campaign) as existing:
             existing.check_run(run_id, f"run {args.run}")
-    gold = read_gold(args.gold) if args.gold else None
+    gold = acceptable_sets(read_gold(args.gold)) if args.gold else None
     _, items = load_items(args.run, args.data)
     if gold is not None:
         items = gold_items(items, gold)

@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolex import keys
 from toolex.data.checksum import files_checksum
 from toolex.data.readers import read_records
 from toolex.data.records import Benchmark, Query, Tool
@@ -85,14 +86,14 @@ REQUIRED = ("Name", "Description", "Documentation", "Function_Description", "Fun
             "Instructions", "Golden_Answers")
 
 
-def slug(name: str) -> str:
+def api_part(name: str) -> str:
     """The API name in ids: lower case, accents dropped, other non-alphanumeric runs -> ``-``."""
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+    return keys.slug(ascii_name, "", "-", lower=True)
 
 
 def tool_id(api: str, function: str) -> str:
-    return f"toolalpaca_{slug(api)}_{function}"
+    return f"toolalpaca_{api_part(api)}_{function}"
 
 
 def function_name(path: str, method: str, operation: Mapping[str, Any]) -> str:
@@ -238,13 +239,14 @@ def load_half(path: Path, subset: str) -> tuple[dict[str, Tool], list[Query], Co
         if missing:
             raise InputError(path, f"an API needs {', '.join(missing)}", record=i)
         name = str(api["Name"]).strip()
-        if not slug(name):
+        if not api_part(name):
             raise InputError(path, f"API name {api['Name']!r} gives an empty id", record=i)
         api_record = f"{i} ({name})"
-        if slug(name) in slugs:
-            raise InputError(path, f"API {name!r} and API {slugs[slug(name)]!r} share the id {slug(name)!r}",
+        if api_part(name) in slugs:
+            raise InputError(path, f"API {name!r} and API {slugs[api_part(name)]!r} share the id "
+                                   f"{api_part(name)!r}",
                              record=api_record)
-        slugs[slug(name)] = name
+        slugs[api_part(name)] = name
         own, recovered = api_tools(api, subset, path, api_record)
         instructions, answers = api["Instructions"], api["Golden_Answers"]
         if not isinstance(instructions, list) or not isinstance(answers, list):
@@ -270,8 +272,8 @@ def load_half(path: Path, subset: str) -> tuple[dict[str, Tool], list[Query], Co
                                      record=record)
                 if tid not in reference:
                     reference.append(tid)
-            queries.append(Query(f"toolalpaca_{slug(name)}_{j}", text.strip(), tuple(reference), INSTRUCTION,
-                                 CATEGORY, subset))
+            queries.append(Query(f"toolalpaca_{api_part(name)}_{j}", text.strip(), tuple(reference),
+                                 INSTRUCTION, CATEGORY, subset))
         tools.update(own)
         counts.apis += 1
         counts.instructions += len(instructions)

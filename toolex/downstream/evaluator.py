@@ -36,7 +36,7 @@ with JSON {"answer_status": "Solved" | "Unsolved" | "Unsure", "reason": ...}."""
 
 
 @dataclass(frozen=True)
-class Evaluation:
+class PassVerdict:
     """The evaluator's status, its reason and the pass value it counts for."""
 
     status: str
@@ -63,12 +63,12 @@ class PassRateEvaluator:
     def __init__(self, client: LLMClient) -> None:
         self.client = client
 
-    def evaluate(self, query: Query, trajectory: Trajectory) -> Evaluation | None:
+    def evaluate(self, query: Query, trajectory: Trajectory) -> PassVerdict | None:
         """The evaluation, or None when the evaluator failed to answer (asked again on the next run)."""
         if trajectory.finish != "give_answer" or not trajectory.final_answer.strip():
-            return Evaluation("Unsolved", f"no final answer ({trajectory.finish})", asked=False)
+            return PassVerdict("Unsolved", f"no final answer ({trajectory.finish})", asked=False)
         result = self.client.complete_json(evaluation_messages(query, trajectory), SCHEMA, "evaluator",
                                            name=query.id)
         if not result.ok:
             return None
-        return Evaluation(str(result.data["answer_status"]), str(result.data["reason"]), asked=True)
+        return PassVerdict(str(result.data["answer_status"]), str(result.data["reason"]), asked=True)

@@ -14,7 +14,6 @@ checksums, query ids, judge, retriever, pool), so a second notebook or a second 
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,10 +47,6 @@ from toolex.io.trec import Run, read_run, write_run
 from toolex.retrieval import build_retriever, retrieve_queries, subquery_retrieve
 
 _RETRIEVERS: dict[str, Any] = {}
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
 
 
 def retriever(spec: str) -> Any:
@@ -223,7 +218,7 @@ def default_folder(settings: ReportSettings | None = None, kind: str = "offline"
     settings = settings or ReportSettings.make(judge=kind)
     workspace = Workspace.load(settings)
     config = AnnotateConfig(pool=settings.pool)
-    folder, identity = toolex_folder(slug(kind), workspace.key, config, kind)
+    folder, identity = toolex_folder(keys.slug(kind), workspace.key, config, kind)
     parts = release.key_parts(workspace.key, identity, config_fields(config))
     return folder, parts, workspace
 
@@ -233,13 +228,13 @@ def ensure_annotations(workspace: Workspace, judge_kind: str | None = None,
     """The ToolEX artifacts of the workspace's queries with a judge, reused when present, else computed."""
 
     kind = judge_kind or workspace.settings.judge
-    folder = ensure_toolex(slug(kind), workspace.key, workspace.benchmarks, workspace.queries,
+    folder = ensure_toolex(keys.slug(kind), workspace.key, workspace.benchmarks, workspace.queries,
                            AnnotateConfig(pool=workspace.settings.pool), kind, progress)
     return Annotated(folder, folder.manifest().get("judge", {}).get("name", kind))
 
 
 def _run_path(spec: str, kind: str, key: str) -> Path:
-    return paths.artifacts_dir() / "runs" / "report" / f"{slug(spec)}.{kind}.{key}.trec"
+    return paths.artifacts_dir() / "runs" / "report" / f"{keys.slug(spec)}.{kind}.{key}.trec"
 
 
 def ensure_run(spec: str, workspace: Workspace, depth: int = 100) -> Run:
@@ -260,7 +255,7 @@ def ensure_run(spec: str, workspace: Workspace, depth: int = 100) -> Run:
             model.index(pools[bench.name])
             indexed = pools[bench.name]
         run.update(retrieve_queries(model, queries, k=depth))
-    write_run(run, path, tag=slug(spec))
+    write_run(run, path, tag=keys.slug(spec))
     describe_run(path, {"retriever": spec, "workspace": workspace.describe(), "pool": pool,
                         "level": f"query level, top {depth}"})
     return run
@@ -295,7 +290,7 @@ def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k
         given = {q: workspace.query[q].instruction for q in ids} if instructions else None
         run.update(subquery_retrieve(model, {q: subs[q] for q in ids if subs.get(q)}, k=k,
                                      instructions=given))
-    write_run(run, path, tag=slug(spec) + "-subquery")
+    write_run(run, path, tag=keys.slug(spec) + "-subquery")
     describe_run(path, {"retriever": spec, "workspace": workspace.describe(), "pool": pool,
                         "level": f"oracle sub-queries of {annotated.folder.folder.name}, top {k} each, RRF"
                                  + (", instructions prefixed" if instructions else "")})

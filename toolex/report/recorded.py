@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from toolex import __version__, paths
+from toolex import __version__, keys, paths
 from toolex.annotate.judges.scoring import default_model
 from toolex.annotate.pipeline import AnnotateConfig
 from toolex.annotate.run_folder import ArtifactFolder
@@ -22,7 +22,7 @@ from toolex.data import load_benchmark
 from toolex.data.checksum import combine_checksums
 from toolex.data.records import Benchmark, Query
 from toolex.errors import InputError
-from toolex.experiments.workspace import ensure_toolex, slug
+from toolex.experiments.workspace import ensure_toolex
 
 AGREEMENT_FILE = "agreement.json"
 
@@ -61,8 +61,8 @@ def offline_twin(folder: str | Path, progress: bool = False,
     config = AnnotateConfig(**run.manifest()["config"])
     benchmarks, queries = loaded or run_queries(folder)
     key = [sorted(q.id for q in queries), [b.checksum for b in benchmarks]]
-    return ensure_toolex(f"offline-twin-{slug(run.folder.name)}", key, benchmarks, queries, config, "offline",
-                         progress)
+    return ensure_toolex(f"offline-twin-{keys.slug(run.folder.name)}", key, benchmarks, queries, config,
+                         "offline", progress)
 
 
 def table1_per_judge(folder: str | Path, with_offline: bool = True, progress: bool = False) -> pd.DataFrame:

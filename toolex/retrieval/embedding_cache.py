@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import struct
 import tempfile
 from collections.abc import Callable, Sequence
@@ -45,10 +44,6 @@ class CacheStats:
 
 def settings_key(settings: dict[str, Any]) -> str:
     return keys.key_of(settings)
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[-60:] or "model"
 
 
 def write_shard(path: Path, digests: Sequence[bytes], vectors: np.ndarray) -> None:
@@ -99,7 +94,7 @@ class EmbeddingCache:
         if root is None:
             root = paths.cache_dir() / "embeddings"
         self.settings = dict(settings)
-        slug = _slug(str(settings.get("model", "model")))
+        slug = keys.slug(str(settings.get("model", "model")))[-60:] or "model"
         self.folder = keys.adopt(Path(root) / f"{slug}-{settings_key(self.settings)}")
         self.compact_after = compact_after
         self.stats = CacheStats()

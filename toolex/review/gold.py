@@ -1,6 +1,7 @@
 """A human gold file imported as a finished review, so that the same report runs on it.
 
-Gold format: one JSON object a line, ``{"query_id": str, "acceptable": [[tool ids], ...]}``. An item (an
+Gold format: that of :mod:`toolex.validate.gold` (one JSON object a line, ``{"query_id": str,
+"acceptable": [[tool ids], ...]}``). An item (an
 accepted combination of ours) is valid iff its tool set is one of the query's acceptable sets; both reviewers
 (:data:`GOLD_REVIEWERS`) record that decision, with bucket ``other`` and the note ``from gold`` when invalid.
 """
@@ -8,30 +9,20 @@ accepted combination of ours) is valid iff its tool set is one of the query's ac
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
-from toolex.data.readers import iter_jsonl
-from toolex.errors import InputError
 from toolex.review.database import Campaign
 from toolex.review.items import ReviewItem
 from toolex.review.taxonomy import OTHER
+from toolex.validate.gold import GoldRecord
 
 GOLD_REVIEWERS = ("gold-a", "gold-b")
 NOTE = "from gold"
 
 
-def read_gold(path: str | Path) -> dict[str, set[frozenset[str]]]:
-    """query id -> its acceptable tool sets."""
-    gold: dict[str, set[frozenset[str]]] = {}
-    for index, record in enumerate(iter_jsonl(path)):
-        query_id, acceptable = record.get("query_id"), record.get("acceptable")
-        if not isinstance(query_id, str) or not query_id:
-            raise InputError(path, "query_id must be a non-empty string", index)
-        if not isinstance(acceptable, list) or not all(
-                isinstance(s, list) and s and all(isinstance(t, str) for t in s) for s in acceptable):
-            raise InputError(path, "acceptable must be a list of non-empty lists of tool ids", query_id)
-        gold.setdefault(query_id, set()).update(frozenset(s) for s in acceptable)
-    return gold
+def acceptable_sets(records: Iterable[GoldRecord]) -> dict[str, set[frozenset[str]]]:
+    """query id -> its acceptable tool sets, from a gold file read by
+    :func:`toolex.validate.gold.read_gold` (the one reader and validator of gold files)."""
+    return {g.query_id: {frozenset(c) for c in g.acceptable} for g in records}
 
 
 def gold_items(items: Iterable[ReviewItem], gold: dict[str, set[frozenset[str]]]) -> list[ReviewItem]:

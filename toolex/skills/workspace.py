@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -84,10 +83,6 @@ def recorded_skills_dir() -> Path:
     return paths.recorded_dir() / "skills"  # looked up at call time: tests point it elsewhere
 
 
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()
-
-
 def make_generator(kind: str = "offline", progress: bool = True) -> Generator:
     """``offline`` (template), ``local`` (the local LLM server) or ``api`` (``TOOLEX_LLM_*`` settings)."""
     if kind == "offline":
@@ -151,7 +146,7 @@ def ensure_skill_benchmark(settings: SkillSettings | None = None, generator: str
         gen = generator
     described = gen.describe()
     key = benchmark_key(checksum, settings, described)
-    folder = skills_dir() / f"{settings.label}-{slug(gen.name)}" / "benchmark"
+    folder = skills_dir() / f"{settings.label}-{keys.slug(gen.name, '.', '-', lower=True)}" / "benchmark"
     if not rebuild and keys.same_key(read_manifest(folder).get("key"), key):
         return read_benchmark(folder, skills)
     skills = skills if skills is not None else load_skills(corpus_path)
@@ -232,4 +227,4 @@ def ensure_skilleq(benchmark: Benchmark, judge: str = "offline", config: Annotat
 
 def skilleq_label(benchmark: Benchmark, judge: str = "offline") -> str:
     """The name of SkillEq's annotation folder before its key: ``skilleq-<setting>-<generator>-<judge>``."""
-    return f"skilleq-{benchmark_folder(benchmark).name}-{slug(judge)}"
+    return f"skilleq-{benchmark_folder(benchmark).name}-{keys.slug(judge, '.', '-', lower=True)}"
