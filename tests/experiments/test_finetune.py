@@ -163,8 +163,9 @@ def test_tooleq_labels_make_equivalents_positives_never_negatives(tmp_path, monk
     reference = query.reference[0]
     equivalent, other = [t for t in bench.tools if t != reference][:2]
     # the base ranks the equivalent first, then another tool: the one-to-one hard negative is the equivalent
-    monkeypatch.setattr(finetune, "retrieve_queries", lambda base, queries, k: {
-        q.id: {t: 1.0 / (i + 1) for i, t in enumerate([equivalent, other, reference])} for q in queries})
+    monkeypatch.setattr(finetune, "retrieve_over_pools", lambda base, groups, k: {
+        q.id: {t: 1.0 / (i + 1) for i, t in enumerate([equivalent, other, reference])}
+        for _, queries in groups for q in queries})
     labels = tmp_path / "annotations.jsonl"
     labels.write_text(json.dumps({"query_id": query.id, "category": "", "reference": [reference],
                                   "combinations": [[reference], [equivalent]]}) + "\n")
@@ -235,3 +236,19 @@ def test_the_expected_duration_comes_from_earlier_trainings_like_this_one(tmp_pa
     said = finetune.expected_duration(settings, 200, models)
     assert said == ("expected about 30 min (9.0 s per batch: the median of 3 earlier trainings here with "
                     "these batch and length settings, the batches alone)")
+
+
+def test_every_caller_opens_a_fine_tuned_alias_the_same_way(tmp_path, monkeypatch):
+    """The baselines asked build_retriever for ``dense:minilm-ft`` directly and were refused: they open it as
+    every other caller does, so an untrained alias is named with the command that trains it."""
+    from toolex.errors import InputError
+    from toolex.experiments import baselines
+
+    monkeypatch.setenv("TOOLEX_ARTIFACTS", str(tmp_path))
+    bench = _bench()
+    monkeypatch.setattr(finetune, "load_benchmark", lambda name, data_dir=None: bench)
+    monkeypatch.setattr(baselines, "load_benchmarks", lambda names, data_dir=None: [bench])
+    with pytest.raises(InputError, match="not trained yet.*toolex finetune"):
+        finetune.open_retriever("dense:minilm-ft")
+    with pytest.raises(InputError, match="not trained yet.*toolex finetune"):
+        baselines.run_baselines(["dense:minilm-ft"], [bench.name], out_dir=tmp_path, progress=False)

@@ -67,3 +67,34 @@ def test_baselines_table_with_provenance(data_dir, tmp_path):
     assert provenance["retrievers"]["bm25"]["k1"] == 1.5 and len(provenance["data_checksum"]) == 64
     assert "| retriever |" in (results / "baselines.md").read_text()
     assert (tmp_path / "runs" / "baselines" / "bm25.all.trec").exists()
+
+
+class _CountingRetriever:
+    """Records every pool it indexes; ranks a pool's tools in id order."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.indexed: list[list[str]] = []
+        self.pool: list[str] = []
+
+    def index(self, tools) -> None:
+        self.pool = sorted(tools)
+        self.indexed.append(self.pool)
+
+    def search(self, texts, k=10, instructions=None):
+        return [[(tid, 1.0 / (i + 1)) for i, tid in enumerate(self.pool[:k])] for _ in texts]
+
+
+def test_each_pool_is_indexed_once_and_the_runs_merge():
+    from toolex.data.records import Query, Tool
+    from toolex.retrieval import retrieve_over_pools
+
+    shared = {t: Tool(t, t, t) for t in ("a", "b")}
+    own = {"c": Tool("c", "c", "c")}
+    groups = [(shared, [Query("q1", "x", ("a",))]), (shared, [Query("q2", "y", ("b",))]),
+              (own, [Query("q3", "z", ("c",))])]
+    retriever = _CountingRetriever()
+    run = retrieve_over_pools(retriever, groups, k=5)  # type: ignore[arg-type]
+    assert retriever.indexed == [["a", "b"], ["c"]]
+    assert run == {"q1": {"a": 1.0, "b": 0.5}, "q2": {"a": 1.0, "b": 0.5}, "q3": {"c": 1.0}}

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from toolex.annotate.judges import build_judge
     from toolex.annotate.pipeline import AnnotateConfig, ToolEX
     from toolex.annotate.stats import table1
-    from toolex.retrieval import build_retriever
+    from toolex.experiments.finetune import open_retriever
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         from toolex.annotate.estimate import estimate_command
 
         return estimate_command(args, benchmarks, queries)
-    retriever = build_retriever(args.retriever, progress=not args.no_progress)
+    retriever = open_retriever(args.retriever, progress=not args.no_progress)
     # used when it is the judge's encoder
     embedder = retriever if args.retriever.startswith(("dense:", "openvino:")) else None
     judge = build_judge(args.judge, embedder=embedder, mode=args.mode, progress=not args.no_progress,

@@ -63,12 +63,12 @@ def _judge_and_config(args: argparse.Namespace, model: Any) -> tuple[Any, Any, A
     from toolex.annotate.judges import OfflineSimilarityJudge
     from toolex.annotate.pipeline import AnnotateConfig
     from toolex.errors import InputError
-    from toolex.retrieval import build_retriever
+    from toolex.experiments.finetune import open_retriever
     from toolex.retrieval.base import Embedder
 
     config = AnnotateConfig(top_k=args.top_k, reference_k=args.reference_k,
                             **({"retriever": args.retriever} if args.retriever else {}))
-    encoder = build_retriever(args.encoder)
+    encoder = open_retriever(args.encoder)
     if not isinstance(encoder, Embedder):
         raise InputError(None, f"--encoder {args.encoder!r} is not a dense encoder (dense:<model>)")
     candidates = encoder if config.retriever == args.encoder else None

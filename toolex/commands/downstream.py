@@ -112,21 +112,19 @@ def _choices(args: argparse.Namespace, benchmark: Any, queries: list[Any],
     from toolex.annotate.run_folder import ArtifactFolder
     from toolex.data import load_benchmark
     from toolex.downstream.run import tool_choices
-    from toolex.experiments.finetune import resolve_spec
+    from toolex.experiments.finetune import open_retriever
     from toolex.experiments.workspace import ensure_toolex
     from toolex.io.annotations import read_annotations
-    from toolex.retrieval import build_retriever, retrieve_queries
+    from toolex.retrieval import retrieve_over_pools
 
     choices, expansion = {}, None
     if "oracle" in settings:
         choices["oracle"] = tool_choices("oracle", queries)
     if "retrieved" in settings:
-        retriever = build_retriever(resolve_spec(args.retriever, args.data))
-        run_of: dict = {}
-        for group in sorted({q.subset for q in queries}):
-            part = load_benchmark(f"stabletoolbench/{group}", args.data)
-            retriever.index(part.tools)
-            run_of.update(retrieve_queries(retriever, [q for q in queries if q.subset == group], k=20))
+        groups = sorted({q.subset for q in queries})
+        run_of = retrieve_over_pools(open_retriever(args.retriever, args.data), [
+            (load_benchmark(f"stabletoolbench/{group}", args.data).tools,
+             [q for q in queries if q.subset == group]) for group in groups], k=20)
         choices["retrieved"] = tool_choices("retrieved", queries, run=run_of)
     if "expanded" in settings:
         if args.annotations:

@@ -71,9 +71,9 @@ def refuse_other_run(path: Path, identity: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolex.experiments.finetune import resolve_spec
+    from toolex.experiments.finetune import open_retriever
     from toolex.io.trec import write_run
-    from toolex.retrieval import build_retriever, retrieve_queries
+    from toolex.retrieval import retrieve_over_pools
 
     if args.k < 1:
         raise InputError(None, f"--k must be positive, got {args.k}")
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     pools = tool_pools(benchmarks + extra, args.pool)
     k = min(args.k, max(len(pools[b.name]) for b in benchmarks))  # no pool ranks more tools than it holds
-    retriever = build_retriever(resolve_spec(args.retriever, args.data), family=args.family,
+    retriever = open_retriever(args.retriever, args.data, family=args.family,
                                 max_length=args.max_length, batch_size=args.batch_size, device=args.device,
                                 cache=not args.no_cache, progress=not args.quiet)
     identity = {
@@ -103,15 +103,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.force:
         refuse_other_run(out_path, identity)
     started = time.perf_counter()
-    run_: dict[str, dict[str, float]] = {}
-    indexed: int | None = None
-    for bench in benchmarks:
-        pool = pools[bench.name]
-        if indexed != id(pool):
-            retriever.index(pool)
-            indexed = id(pool)
-        run_.update(retrieve_queries(retriever, bench.queries, k=k, use_instruction=not args.no_instruction,
-                                     progress=not args.quiet))
+    run_ = retrieve_over_pools(retriever, [(pools[b.name], b.queries) for b in benchmarks], k=k,
+                               use_instruction=not args.no_instruction, progress=not args.quiet)
     out = write_run(run_, out_path, tag=args.tag or args.retriever.replace(":", "_"))
     meta = {
         **identity,

@@ -26,12 +26,12 @@ from toolex import __version__, paths
 from toolex.data import DEFAULT_BENCHMARKS, load_benchmarks, tool_pools
 from toolex.data.checksum import combine_checksums
 from toolex.data.records import one_to_one
+from toolex.experiments.finetune import open_retriever
 from toolex.experiments.listing import describe_run
 from toolex.io.trec import write_run
 from toolex.metrics import evaluate
 from toolex.metrics.long import ALL, means
-from toolex.retrieval.base import DEFAULT_K, retrieve_queries
-from toolex.retrieval.spec import build_retriever
+from toolex.retrieval.base import DEFAULT_K, retrieve_over_pools
 
 #: The retrievers of the embedded default (no network, no GPU); the report layer's default too.
 DEFAULT_RETRIEVERS = ("bm25", "dense:minilm")
@@ -65,15 +65,10 @@ def run_baselines(retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
     benchmark_of = {q.id: bench.name for bench in loaded for q in bench.queries}
     subsets = {bench.name: ("subset", bench.name, ",".join(bench.categories)) for bench in loaded}
     for spec in retrievers:
-        retriever = build_retriever(spec, progress=progress, cache=cache)
+        retriever = open_retriever(spec, data_dir, progress=progress, cache=cache)
         started = time.perf_counter()
-        run: dict[str, dict[str, float]] = {}
-        indexed = None
-        for bench in loaded:
-            if indexed is not pools[bench.name]:
-                retriever.index(pools[bench.name])
-                indexed = pools[bench.name]
-            run.update(retrieve_queries(retriever, bench.queries, k=depth, progress=progress))
+        run = retrieve_over_pools(retriever, [(pools[bench.name], bench.queries) for bench in loaded],
+                                  k=depth, progress=progress)
         timings[spec] = round(time.perf_counter() - started, 2)
         settings[spec] = retriever.settings()
         stats = getattr(retriever, "stats", None)

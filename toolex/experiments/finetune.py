@@ -47,7 +47,7 @@ from toolex.data.registry import pool_identity
 from toolex.errors import InputError
 from toolex.io.annotations import read_annotations
 from toolex.io.progress import Tracker, duration
-from toolex.retrieval.base import retrieve_queries
+from toolex.retrieval.base import Retriever, retrieve_over_pools
 from toolex.retrieval.encoders import FINETUNED_ALIAS, embedded_model
 from toolex.retrieval.spec import build_retriever
 
@@ -162,15 +162,12 @@ def mine_triples(base: Any, benchmarks: Sequence[Benchmark], settings: FinetuneS
     labels = read_labels(settings)
     pools = tool_pools(list(benchmarks), settings.pool)
     triples: list[Triple] = []
-    indexed = None
+    asked = {bench.name: training_queries(bench, settings, data_dir) for bench in benchmarks}
+    run = retrieve_over_pools(base, [(pools[b.name], asked[b.name]) for b in benchmarks],
+                              k=settings.hard_negatives + 20)
     for bench in benchmarks:
         pool: dict[str, Tool] = pools[bench.name]
-        queries = training_queries(bench, settings, data_dir)
-        if indexed is not pool:
-            base.index(pool)
-            indexed = pool
-        run = retrieve_queries(base, queries, k=settings.hard_negatives + 20)
-        for q in queries:
+        for q in asked[bench.name]:
             labelled = positives_of(q, labels)
             positives = [tid for tid in labelled if tid in pool]
             negatives = [tid for tid in run.get(q.id, {}) if tid not in labelled][:settings.hard_negatives]
@@ -375,6 +372,13 @@ def with_overrides(settings: FinetuneSettings, **overrides: Any) -> FinetuneSett
 
 
 _ALIAS = re.compile(rf"(dense|openvino):{re.escape(FINETUNED_ALIAS)}(?=$|\+)", re.IGNORECASE)
+
+
+def open_retriever(spec: str, data_dir: str | Path | None = None, **options: Any) -> Retriever:
+    """The retriever of ``spec``, its fine-tuned aliases resolved (:func:`resolve_spec`), built with
+    ``options`` (:func:`toolex.retrieval.build_retriever`): the one way a spec becomes a retriever, so
+    ``dense:minilm-ft`` means the same model in every caller."""
+    return build_retriever(resolve_spec(spec, data_dir), **options)
 
 
 def resolve_spec(spec: str, data_dir: str | Path | None = None) -> str:

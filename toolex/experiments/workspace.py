@@ -39,12 +39,12 @@ from toolex.data.records import Annotation, Benchmark, Query, Tool, one_to_one
 from toolex.data.registry import pool_identity
 from toolex.errors import ToolexError
 from toolex.experiments import release
-from toolex.experiments.finetune import resolve_spec
+from toolex.experiments.finetune import open_retriever
 from toolex.experiments.listing import describe_run
 from toolex.experiments.settings import ReportSettings, flag
 from toolex.io.annotations import read_annotations
 from toolex.io.trec import Run, read_run, write_run
-from toolex.retrieval import build_retriever, retrieve_queries, subquery_retrieve
+from toolex.retrieval import over_pools, retrieve_over_pools, subquery_retrieve
 
 _RETRIEVERS: dict[str, Any] = {}
 
@@ -52,7 +52,7 @@ _RETRIEVERS: dict[str, Any] = {}
 def retriever(spec: str) -> Any:
     """One retriever per spec per process (models load once)."""
     if spec not in _RETRIEVERS:
-        _RETRIEVERS[spec] = build_retriever(resolve_spec(spec))
+        _RETRIEVERS[spec] = open_retriever(spec)
     return _RETRIEVERS[spec]
 
 
@@ -245,16 +245,10 @@ def ensure_run(spec: str, workspace: Workspace, depth: int = 100) -> Run:
     path = _run_path(spec, pool, keys.key(workspace.key, spec, pool, depth))
     if path.exists():
         return read_run(path)
-    model = retriever(spec)
     pools = tool_pools(workspace.benchmarks, pool)
-    run: Run = {}
-    indexed = None
-    for bench in workspace.benchmarks:
-        queries = [q for q in workspace.queries if workspace.subset_of[q.id] == bench.name]
-        if indexed is not pools[bench.name]:
-            model.index(pools[bench.name])
-            indexed = pools[bench.name]
-        run.update(retrieve_queries(model, queries, k=depth))
+    run = retrieve_over_pools(retriever(spec), [
+        (pools[bench.name], [q for q in workspace.queries if workspace.subset_of[q.id] == bench.name])
+        for bench in workspace.benchmarks], k=depth)
     write_run(run, path, tag=keys.slug(spec))
     describe_run(path, {"retriever": spec, "workspace": workspace.describe(), "pool": pool,
                         "level": f"query level, top {depth}"})
@@ -280,16 +274,14 @@ def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k
         return {q.id: run.get(q.id, {}) for q in workspace.queries if subs.get(q.id)}
     model = retriever(spec)
     pools = tool_pools(workspace.benchmarks, pool)
-    run = {}
-    indexed = None
-    for bench in workspace.benchmarks:
-        ids = [q.id for q in workspace.queries if workspace.subset_of[q.id] == bench.name]
-        if indexed is not pools[bench.name]:
-            model.index(pools[bench.name])
-            indexed = pools[bench.name]
+
+    def search(ids: list[str]) -> Run:
         given = {q: workspace.query[q].instruction for q in ids} if instructions else None
-        run.update(subquery_retrieve(model, {q: subs[q] for q in ids if subs.get(q)}, k=k,
-                                     instructions=given))
+        return subquery_retrieve(model, {q: subs[q] for q in ids if subs.get(q)}, k=k, instructions=given)
+
+    run = over_pools(model, [
+        (pools[bench.name], [q.id for q in workspace.queries if workspace.subset_of[q.id] == bench.name])
+        for bench in workspace.benchmarks], search)
     write_run(run, path, tag=keys.slug(spec) + "-subquery")
     describe_run(path, {"retriever": spec, "workspace": workspace.describe(), "pool": pool,
                         "level": f"oracle sub-queries of {annotated.folder.folder.name}, top {k} each, RRF"

@@ -1,14 +1,16 @@
 """The retriever interface: index a tool pool, then rank it for a batch of queries.
 
 A retriever returns, for each query, ``(tool id, score)`` pairs best first; :func:`retrieve_queries` turns
-them into a TREC run (``{query_id: {tool_id: score}}``, see :mod:`toolex.io.trec`).
+them into a TREC run (``{query_id: {tool_id: score}}``, see :mod:`toolex.io.trec`). Benchmarks are retrieved
+each over its own pool: :func:`retrieve_over_pools` (and :func:`over_pools`, for any search) indexes each pool
+once and merges the runs, the one loop every caller uses.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -109,3 +111,29 @@ def retrieve_queries(retriever: Retriever, queries: Sequence[Query], k: int = DE
         bar.update(len(batch))
     bar.close()
     return hits_to_run(query_ids, hits)
+
+
+G = TypeVar("G")
+
+
+def over_pools(retriever: Retriever, groups: Iterable[tuple[Mapping[str, Tool], G]],
+               search: Callable[[G], Run]) -> Run:
+    """``search(group)`` for each group with its pool indexed (a pool is indexed again only when it is
+    another object than the one indexed last, so groups sharing a pool in a row index it once), the runs
+    merged."""
+    run: Run = {}
+    indexed: Mapping[str, Tool] | None = None
+    for pool, group in groups:
+        if indexed is not pool:
+            retriever.index(pool)
+            indexed = pool
+        run.update(search(group))
+    return run
+
+
+def retrieve_over_pools(retriever: Retriever, groups: Iterable[tuple[Mapping[str, Tool], Sequence[Query]]],
+                        k: int = DEFAULT_K, use_instruction: bool = True, progress: bool = False) -> Run:
+    """Each group's queries ranked over its pool (:func:`retrieve_queries`), each pool indexed once
+    (:func:`over_pools`)."""
+    return over_pools(retriever, groups, lambda queries: retrieve_queries(
+        retriever, queries, k=k, use_instruction=use_instruction, progress=progress))

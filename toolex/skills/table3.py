@@ -11,11 +11,12 @@ import pandas as pd
 
 from toolex.data.records import Benchmark
 from toolex.experiments.baselines import DEFAULT_RETRIEVERS
+from toolex.experiments.finetune import open_retriever
 from toolex.io.annotations import read_annotations
 from toolex.metrics import ONE_TO_ONE, TOOLEQ, evaluate, long
 from toolex.metrics.measures import HEADLINE
 from toolex.paper import load_table3
-from toolex.retrieval import build_retriever, retrieve_queries
+from toolex.retrieval import retrieve_over_pools
 
 #: Display names of our retrievers, matching the paper's row names where the model is the same.
 DISPLAY = {"bm25": "BM25 (bm25s)", "dense:minilm": "all-MiniLM-L6-v2"}
@@ -26,8 +27,7 @@ def score_retriever(benchmark: Benchmark, annotations: Sequence[Any], retriever:
                     name: str = "") -> pd.DataFrame:
     """One retriever's long-form scores (:mod:`toolex.metrics.long`) on the skill pool, as system ``name``."""
 
-    retriever.index(benchmark.tools)
-    run = retrieve_queries(retriever, benchmark.queries, k=max(k, 100))
+    run = retrieve_over_pools(retriever, [(benchmark.tools, benchmark.queries)], k=max(k, 100))
     return evaluate(run, annotations, k=k).long(name or getattr(retriever, "name", ""))
 
 
@@ -45,7 +45,7 @@ def table3(benchmark: Benchmark, skilleq: str | Path, retrievers: Sequence[str |
                        f"{len(benchmark.tools)} skills")
     scores = []
     for spec in retrievers:
-        retriever = build_retriever(spec) if isinstance(spec, str) else spec
+        retriever = open_retriever(spec) if isinstance(spec, str) else spec
         name = DISPLAY.get(str(spec), getattr(retriever, "name", str(spec)))
         scores.append(score_retriever(benchmark, annotations, retriever, k, name))
     table = long.means(long.concat(scores), by=["system", "measure"], categories=False, pooled=long.ALL,
