@@ -36,3 +36,26 @@ def test_makefile_lists_every_target_in_help():
     targets = re.findall(r"^([a-z][\w-]*):(?!=)", text, flags=re.M)
     documented = re.findall(r"^([a-z][\w-]*):.*## ", text, flags=re.M)
     assert set(targets) - {"help"} <= set(documented)
+
+
+def test_the_cut_off_has_one_default():
+    """No function of the package defaults a cut-off (``k``, ``cutoff``) to a literal: the one default is
+    ``toolex.metrics.measures.HEADLINE.k``, and the measure key ``"ndcg@10"`` is written nowhere else."""
+    import ast
+
+    package = paths.ROOT / "toolex"
+    literal = []
+    for path in package.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                args = node.args
+                named = [*args.posonlyargs, *args.args][-len(args.defaults):] if args.defaults else []
+                pairs = [*zip(named, args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+                literal += [f"{path.name}:{node.lineno} {a.arg}" for a, d in pairs
+                            if a.arg in ("k", "cutoff") and isinstance(d, ast.Constant) and d.value == 10]
+    assert not literal, f"cut-offs defaulted to a literal: {literal}"
+    keys = [p.name for p in package.rglob("*.py") if p.name != "claims.py"  # the paper's own measure
+            and any('"ndcg@10"' in line and not line.lstrip().startswith(">>>")  # doctests show it
+                    for line in p.read_text(encoding="utf-8").splitlines())]
+    assert not keys, f"the headline measure's key written as a string in {keys}"

@@ -16,6 +16,7 @@ from toolex.io.atomic import atomic_writer
 from toolex.io.trec import read_run
 from toolex.metrics import ONE_TO_ONE, TOOLEQ, RunArrays, evaluate, measures_at
 from toolex.metrics.long import ALL
+from toolex.metrics.measures import HEADLINE
 
 HELP = "score a TREC run with one-to-one (Tool-DE) and ToolEq NDCG / Recall / Comp@K"
 
@@ -23,7 +24,7 @@ HELP = "score a TREC run with one-to-one (Tool-DE) and ToolEq NDCG / Recall / Co
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", required=True, help="TREC run file: qid Q0 docid rank score tag")
     parser.add_argument("--annotations", required=True, help="annotations JSON lines (see README)")
-    parser.add_argument("--k", type=int, default=10, help="cut-off K (default 10)")
+    parser.add_argument("--k", type=int, default=HEADLINE.k, help=f"cut-off K (default {HEADLINE.k})")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--per-query", metavar="OUT.csv", help="write per-query scores to a CSV file")
 

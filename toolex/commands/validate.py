@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from toolex.errors import ToolexError
+from toolex.metrics.measures import HEADLINE
 
 HELP = "score annotations against human one-to-many labels: expansion recall / precision, recovered share"
 
@@ -20,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'them)')
     parser.add_argument("--run", action="append", default=[], metavar="[NAME=]R.trec",
                         help="TREC run to score (repeatable); named by its file stem unless NAME= is given")
-    parser.add_argument("--k", type=int, default=10, help="cut-off K (default 10)")
+    parser.add_argument("--k", type=int, default=HEADLINE.k, help=f"cut-off K (default {HEADLINE.k})")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument("--bootstrap", type=int, default=1000,
                         help="bootstrap resamples (default 1000; 0: none)")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -22,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from toolex import __version__, paths
+from toolex import __version__, keys, paths
 from toolex.data import DEFAULT_BENCHMARKS, load_benchmarks, tool_pools
 from toolex.data.checksum import combine_checksums
 from toolex.data.records import one_to_one
@@ -31,6 +30,7 @@ from toolex.experiments.listing import describe_run
 from toolex.io.trec import write_run
 from toolex.metrics import evaluate
 from toolex.metrics.long import ALL, means
+from toolex.metrics.measures import HEADLINE
 from toolex.retrieval.base import DEFAULT_K, retrieve_over_pools
 
 #: The retrievers of the embedded default (no network, no GPU); the report layer's default too.
@@ -51,7 +51,7 @@ def _rows(table: pd.DataFrame, spec: str, levels: Mapping[str, tuple[str, str, s
 
 
 def run_baselines(retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
-                  benchmarks: Sequence[str] = DEFAULT_BENCHMARKS, pool: str = "all", k: int = 10,
+                  benchmarks: Sequence[str] = DEFAULT_BENCHMARKS, pool: str = "all", k: int = HEADLINE.k,
                   depth: int = DEFAULT_K, data_dir: str | Path | None = None,
                   out_dir: str | Path | None = None,
                   progress: bool = True, cache: bool | str | Path = True) -> pd.DataFrame:
@@ -79,7 +79,7 @@ def run_baselines(retrievers: Sequence[str] = DEFAULT_RETRIEVERS,
         categories = sorted(set(scores.category))
         rows += _rows(means(scores, pooled=ALL, scale=100.0), spec,
                       {**{c: ("category", c, c) for c in categories}, ALL: (ALL, ALL, "")})
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", spec)
+        slug = keys.slug(spec)
         path = write_run(run, out / "runs" / "baselines" / f"{slug}.{pool}.trec", tag=slug)
         describe_run(path, {"retriever": spec, "workspace": "+".join(b.name for b in loaded), "pool": pool,
                             "level": f"query level, top {depth} (the one-to-one baselines)"})
@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--retrievers", nargs="+", default=list(DEFAULT_RETRIEVERS))
     parser.add_argument("--benchmarks", nargs="+", default=list(DEFAULT_BENCHMARKS))
     parser.add_argument("--pool", default="all")
-    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--k", type=int, default=HEADLINE.k)
     parser.add_argument("--data", help="benchmark snapshots folder (default: TOOLEX_DATA)")
     parser.add_argument("--out", help="artifacts folder (default: TOOLEX_ARTIFACTS)")
     parser.add_argument("--quiet", action="store_true")

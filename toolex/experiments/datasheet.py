@@ -11,6 +11,7 @@ from typing import Any
 
 from toolex import paths
 from toolex.annotate.run_folder import ANNOTATIONS, MANIFEST
+from toolex.metrics.measures import HEADLINE
 
 #: Licences of the sources, as the data README states them.
 LICENCES = {
@@ -52,7 +53,7 @@ def _validation_lines() -> list[str]:
         lines.append("")
         data = json.loads(report.read_text(encoding="utf-8"))
         for name, metrics in data["runs"].items():
-            cell = metrics["ndcg@10"]
+            cell = metrics[HEADLINE.key]
             low, high = cell.get("recovered_interval") or (None, None)
             interval = f" (95 % CI {low:.2f}–{high:.2f})" if low is not None else ""
             lines.append(f"- `sgd/report`, {name}: recovered share {cell['recovered']:.2f}{interval}")

@@ -9,7 +9,7 @@ from typing import Any
 
 from toolex.data import DEFAULT_BENCHMARKS
 from toolex.experiments.baselines import DEFAULT_RETRIEVERS
-from toolex.metrics.measures import Measure
+from toolex.metrics.measures import HEADLINE, Measure
 
 __all__ = ["DEFAULT_RETRIEVERS", "PARAMETERS", "SMOKE_BENCHMARKS", "SMOKE_SAMPLE", "TABLE2_RETRIEVERS",
            "ReportSettings", "env_judge", "env_smoke", "flag"]
@@ -58,14 +58,14 @@ class ReportSettings:
     retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
     judge: str = "offline"
     sample: int | None = None
-    k: int = 10
+    k: int = HEADLINE.k
     seed: int = 0
     pool: str = "all"
     smoke: bool = False
 
     @classmethod
     def make(cls, benchmarks: Sequence[str] | None = None, retrievers: Sequence[str] | None = None,
-             judge: str = "offline", sample: int | None = None, smoke: bool = False, k: int = 10,
+             judge: str = "offline", sample: int | None = None, smoke: bool = False, k: int = HEADLINE.k,
              seed: int = 0) -> ReportSettings:
         """Settings from notebook parameters; ``smoke`` caps the sample at :data:`SMOKE_SAMPLE` per benchmark
         and, unless benchmarks are given, uses :data:`SMOKE_BENCHMARKS` in the ``smoke`` pool."""

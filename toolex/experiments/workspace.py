@@ -44,7 +44,7 @@ from toolex.experiments.listing import describe_run
 from toolex.experiments.settings import ReportSettings, flag
 from toolex.io.annotations import read_annotations
 from toolex.io.trec import Run, read_run, write_run
-from toolex.retrieval import over_pools, retrieve_over_pools, subquery_retrieve
+from toolex.retrieval import SUBQUERY_K, over_pools, retrieve_over_pools, subquery_retrieve
 
 _RETRIEVERS: dict[str, Any] = {}
 
@@ -255,7 +255,7 @@ def ensure_run(spec: str, workspace: Workspace, depth: int = 100) -> Run:
     return run
 
 
-def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k: int = 20,
+def ensure_subquery_run(spec: str, workspace: Workspace, annotated: Annotated, k: int = SUBQUERY_K,
                         instructions: bool = False) -> Run:
     """Sub-query level run: each oracle sub-query of Stage 1 retrieves its top ``k``, merged by RRF.
 

@@ -31,7 +31,7 @@ class Measure:
     """A cut-off measure; ``name`` is one of :data:`NAMES`, ``k`` the cut-off."""
 
     name: str
-    k: int = 10
+    k: int
 
     def __post_init__(self) -> None:
         if self.name not in NAMES:
@@ -65,7 +65,8 @@ class Measure:
         return cls(match.group(1).lower(), int(match.group(2)))
 
 
-#: The paper's headline measure (its figures and the explorer's first view).
+#: The paper's headline measure (its figures and the explorer's first view); its cut-off is the one default
+#: cut-off of the package (every ``k`` that is not given is ``HEADLINE.k``).
 HEADLINE = Measure("ndcg", 10)
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from toolex.data.records import Annotation
 from toolex.metrics.long import ALL, AVG, QUERY_LEVEL, long_form, means
-from toolex.metrics.measures import KIND_LABEL, KINDS, NAMES, ONE_TO_ONE, TOOLEQ, measures_at
+from toolex.metrics.measures import HEADLINE, KIND_LABEL, KINDS, NAMES, ONE_TO_ONE, TOOLEQ, measures_at
 from toolex.metrics.ranking import RunArrays
 
 
@@ -197,7 +197,7 @@ class GroundTruth:
         topk[present] = np.where(picked >= 0, translate[np.maximum(picked, 0)], -1)
         return topk, present
 
-    def evaluate(self, run: RunArrays | Mapping[str, Mapping[str, float]], k: int = 10) -> Evaluation:
+    def evaluate(self, run: RunArrays | Mapping[str, Mapping[str, float]], k: int = HEADLINE.k) -> Evaluation:
         """Score a run (arrays or ``{query: {tool: score}}``) at cut-off ``k``."""
         if k < 1:
             raise ValueError(f"k must be positive, got {k}")
@@ -227,7 +227,7 @@ class GroundTruth:
 def evaluate(
     run: RunArrays | Mapping[str, Mapping[str, float]],
     annotations: Sequence[Annotation] | GroundTruth,
-    k: int = 10,
+    k: int = HEADLINE.k,
 ) -> Evaluation:
     """Score a run against one-to-one (C*) and ToolEq (every combination) ground truth.
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from toolex.data.records import Annotation
+from toolex.metrics.measures import HEADLINE
 
 Scores = dict[str, dict[str, dict[str, float]]]
 
@@ -15,7 +16,7 @@ Scores = dict[str, dict[str, dict[str, float]]]
 class PytrecEvalToolEq:
     """pytrec_eval's evaluator over the expanded qrels (one qrels entry per combination), built once."""
 
-    def __init__(self, annotations: Sequence[Annotation], k: int = 10) -> None:
+    def __init__(self, annotations: Sequence[Annotation], k: int = HEADLINE.k) -> None:
         import pytrec_eval
 
         self.k = k
@@ -54,7 +55,7 @@ class PytrecEvalToolEq:
 
 
 def pytrec_eval_scores(
-    run: Mapping[str, Mapping[str, float]], annotations: Sequence[Annotation], k: int = 10
+    run: Mapping[str, Mapping[str, float]], annotations: Sequence[Annotation], k: int = HEADLINE.k
 ) -> Scores:
     """One-to-one and ToolEq per-query scores computed by pytrec_eval."""
     return PytrecEvalToolEq(annotations, k).evaluate(run)

@@ -155,7 +155,11 @@ def fine_tuned_pairs() -> dict[str, tuple[str, str]]:
     return {size: (pair.base, pair.tuned) for size, pair in _packaged_pairs().items()}
 
 
-def category_means(table2: pd.DataFrame, level: str = "query", metric: str = "ndcg@10") -> pd.DataFrame:
+#: The measure of the paper's claims (its Table 2 rows, its headline NDCG at cut-off 10).
+PAPER_METRIC = "ndcg@10"
+
+
+def category_means(table2: pd.DataFrame, level: str = "query", metric: str = PAPER_METRIC) -> pd.DataFrame:
     """Per model: Tool-DE and ToolEq averaged over Code / Web / Customized, and their difference."""
     rows = table2[(table2.level == level) & (table2.metric == metric)]
     means = rows.groupby("model")[["tool_de", "tooleq"]].mean()
@@ -174,7 +178,7 @@ def illusion_share(tool_de_gain: float, tooleq_gain: float) -> float:
 
 
 def finetuning_gains(
-    table2: pd.DataFrame, level: str = "query", metric: str = "ndcg@10", category: str | None = None
+    table2: pd.DataFrame, level: str = "query", metric: str = PAPER_METRIC, category: str | None = None
 ) -> pd.DataFrame:
     """Gain of each fine-tuned model over its base on Tool-DE and ToolEq, and the illusion share (percent)."""
     rows = table2[(table2.level == level) & (table2.metric == metric)]

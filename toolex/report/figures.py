@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from toolex.metrics.measures import HEADLINE
 from toolex.report.illusion import interval_text
 from toolex.report.rank_cdf import SERIES
 from toolex.style import retriever_colour
@@ -37,7 +38,7 @@ def _legend_beside(ax: Any) -> None:
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
 
 
-def delta_bars(results: pd.DataFrame, metric: str = "ndcg@10", level: str = "query",
+def delta_bars(results: pd.DataFrame, metric: str = HEADLINE.key, level: str = "query",
                title: str = "", tests: pd.DataFrame | None = None) -> Any:
     """Grouped bars per category: one-to-one and ToolEq for each retriever (our rows), each category named
     with its queries; with ``tests`` (:func:`toolex.report.significance.delta_significance`), Δ's 95 %
@@ -99,7 +100,7 @@ def combinations_bars(before_after: pd.DataFrame, paper_valid: float | None = No
 
 
 def illusion_bars(gains: pd.DataFrame, title: str = "Fine-tuning gain over the base retriever",
-                  measure: str = "NDCG@10") -> Any:
+                  measure: str = str(HEADLINE)) -> Any:
     """Per pair: the one-to-one (Tool-DE) gain and the ToolEq gain, the illusion share written above; pairs
     with ``*_interval`` columns (lists ``[low, high]``) get error bars and the share's interval, and a
     ``source`` column names where each pair comes from under its label."""
@@ -156,7 +157,7 @@ def _error_bars(frame: pd.DataFrame, column: str, values: np.ndarray) -> np.ndar
     return err
 
 
-def rank_cdf_plot(tables: pd.DataFrame | Mapping[str, pd.DataFrame], title: str, cutoff: int = 10,
+def rank_cdf_plot(tables: pd.DataFrame | Mapping[str, pd.DataFrame], title: str, cutoff: int = HEADLINE.k,
                   paper: Mapping[str, float] | None = None, paper_label: str = "",
                   intervals: Mapping[str, Mapping[str, tuple[float, float]]] | None = None) -> Any:
     """The CDF curves of :func:`toolex.report.rank_cdf.cdf_table` (one table, or one per retriever: a line

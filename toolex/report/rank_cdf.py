@@ -17,6 +17,7 @@ from toolex.data import tool_pools
 from toolex.experiments.workspace import Annotated, Workspace
 from toolex.io.trec import Run, ranked
 from toolex.metrics.intervals import wilson
+from toolex.metrics.measures import HEADLINE
 
 SERIES = {"gt_rank": "ground truth (C*)", "equivalent_rank": "best verified equivalent",
           "negative_rank": "random negative"}
@@ -76,7 +77,7 @@ def cdf(ranks: pd.Series, max_rank: int = 100) -> pd.DataFrame:
     return pd.DataFrame({"rank": grid, "share_pct": share})
 
 
-def summary(ranks: pd.DataFrame, cutoff: int = 10) -> dict[str, float]:
+def summary(ranks: pd.DataFrame, cutoff: int = HEADLINE.k) -> dict[str, float]:
     """Figure 4's numbers over queries with at least one verified equivalent (percent)."""
     sub = ranks[ranks.n_equivalents > 0]
     inside = {col: sub[col].le(cutoff) for col in SERIES}
@@ -95,7 +96,7 @@ def summary(ranks: pd.DataFrame, cutoff: int = 10) -> dict[str, float]:
     }
 
 
-def top_intervals(ranks: pd.DataFrame, cutoff: int = 10) -> dict[str, tuple[float, float]]:
+def top_intervals(ranks: pd.DataFrame, cutoff: int = HEADLINE.k) -> dict[str, tuple[float, float]]:
     """Per series (its label): the 95 % Wilson interval, in percent, of the share of queries with a verified
     equivalent whose best rank is within ``cutoff`` (the shares Figure 4 states)."""
     sub = ranks[ranks.n_equivalents > 0]

@@ -23,7 +23,7 @@ def category_label(category: str) -> str:
 
 
 def evaluate_runs(runs: Mapping[tuple[str, str], Run] | Mapping[str, Run],
-                  annotations: Sequence[Annotation] | GroundTruth, k: int = 10,
+                  annotations: Sequence[Annotation] | GroundTruth, k: int = HEADLINE.k,
                   benchmarks: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Every run scored against the same ground truth (built once), as one long form
     (:mod:`toolex.metrics.long`).

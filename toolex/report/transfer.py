@@ -54,6 +54,7 @@ from toolex.data.records import Annotation, Benchmark
 from toolex.data.registry import load_benchmark, own_gold, own_gold_rule
 from toolex.experiments.settings import DEFAULT_RETRIEVERS
 from toolex.experiments.workspace import benchmark_runs
+from toolex.metrics.measures import HEADLINE
 from toolex.report.validation import GOALS, goals_of
 from toolex.validate import validate
 from toolex.validate.gold import GoldRecord, benchmark_gold
@@ -81,7 +82,7 @@ CONSTRUCTION_FEATURES = ("name_overlap", "same_platform")
 #: The goals per left-out source, retriever and NDCG@10.
 SHARE_GOAL = (0.7, 1.3)
 CREDIT_GOAL = 0.02
-METRIC = "ndcg@10"
+METRIC = HEADLINE.key
 #: Labelled-sample sizes and seeds of the per-benchmark workflow's study.
 LABEL_SIZES = (50, 100, 150)
 LABEL_SEEDS = (0, 1, 2, 3, 4)
@@ -212,7 +213,7 @@ def decision_threshold(model: ScoreModel, probabilities: np.ndarray) -> float:
     return model.decision_model(probabilities).threshold
 
 
-def credit(model: ScoreModel, part: Part, config: AnnotateConfig, k: int = 10,
+def credit(model: ScoreModel, part: Part, config: AnnotateConfig, k: int = HEADLINE.k,
            bootstrap: int = 0) -> pd.DataFrame:
     """Per retriever at NDCG@``k``: one-to-one, ours, gold, recovered share, over- and under-credit."""
     result = validate(part.gold, annotate_part(model, part, config), part.runs, k=k, bootstrap=bootstrap)

@@ -27,6 +27,7 @@ from toolex.experiments.settings import DEFAULT_RETRIEVERS, ReportSettings
 from toolex.experiments.workspace import benchmark_runs, ensure_runs
 from toolex.io.annotations import read_annotations
 from toolex.io.atomic import write_json
+from toolex.metrics.measures import HEADLINE
 from toolex.report.context import Analysis, open_analysis
 from toolex.validate import ValidationResult, validate
 from toolex.validate.core import RunLike
@@ -39,7 +40,7 @@ SMOKE_QUERIES = 60
 
 
 def validation_settings(judge: str = "offline", sample: int | None = None, smoke: bool = False,
-                        retrievers: Sequence[str] = DEFAULT_RETRIEVERS, k: int = 10, seed: int = 0,
+                        retrievers: Sequence[str] = DEFAULT_RETRIEVERS, k: int = HEADLINE.k, seed: int = 0,
                         benchmark: str = VALIDATION_BENCHMARK) -> ReportSettings:
     """The settings of a validation: one benchmark with a human ground truth (smoke: 60 queries)."""
     if smoke:
@@ -79,8 +80,8 @@ def credit_frame(results: Mapping[str, ValidationResult]) -> pd.DataFrame:
     return frame[["judge", *[c for c in frame.columns if c != "judge"]]]
 
 
-def goal_check(result: ValidationResult, metric: str = "ndcg@10", share: tuple[float, float] = (0.85, 1.15),
-               credit: float = 0.01) -> pd.DataFrame:
+def goal_check(result: ValidationResult, metric: str = HEADLINE.key,
+               share: tuple[float, float] = (0.85, 1.15), credit: float = 0.01) -> pd.DataFrame:
     """Per retriever: is the recovered share within ``share`` and are over- and under-credit at most
     ``credit`` per query (the goals of the validation)?"""
     table = result.table()
@@ -101,7 +102,7 @@ def goals_of(rows: pd.DataFrame, share: tuple[float, float], credit: float) -> p
                          "under_ok": rows["under_credit"] <= credit}).reset_index(drop=True)
 
 
-def credit_by_domain(result: ValidationResult, metric: str = "ndcg@10") -> pd.DataFrame:
+def credit_by_domain(result: ValidationResult, metric: str = HEADLINE.key) -> pd.DataFrame:
     """Mean over- and under-credit per domain (the query's category) and retriever, at ``metric``."""
     per_query = result.per_query[result.per_query["metric"] == metric].merge(
         result.expansion[["query_id", "category"]], on="query_id")
@@ -122,8 +123,8 @@ class FolderValidation:
     manifest: dict[str, Any]
 
 
-def validate_folder(folder: str | Path, runs: Mapping[str, RunLike], k: int = 10, bootstrap: int = 1000,
-                    seed: int = 0) -> FolderValidation:
+def validate_folder(folder: str | Path, runs: Mapping[str, RunLike], k: int = HEADLINE.k,
+                    bootstrap: int = 1000, seed: int = 0) -> FolderValidation:
     """Validate the annotations of a finished ToolEX folder against its benchmark's own human gold (the
     folder's queries only)."""
 
@@ -137,7 +138,7 @@ def validate_folder(folder: str | Path, runs: Mapping[str, RunLike], k: int = 10
 
 
 def keep_validation(folder: str | Path, runs: Mapping[str, RunLike], out: str | Path, label: str,
-                    k: int = 10, bootstrap: int = 1000, seed: int = 0) -> ValidationResult:
+                    k: int = HEADLINE.k, bootstrap: int = 1000, seed: int = 0) -> ValidationResult:
     """:func:`validate_folder`, kept as ``out`` (read back by :func:`recorded_validations`)."""
 
     done = validate_folder(folder, runs, k, bootstrap, seed)
@@ -195,7 +196,7 @@ def ceiling_frame(path: str | Path | None = None) -> tuple[pd.DataFrame, dict[st
              "sent": (r.get("routing") or {}).get("sent_to_llm", 0),
              "expansion_recall": r["expansion"]["recall"], "expansion_precision": r["expansion"]["precision"],
              **{k: block[k] for k in ("recovered", "over_credit", "under_credit")}}
-            for r in data["rows"] for name, block in r["ndcg@10"].items()]
+            for r in data["rows"] for name, block in r[HEADLINE.key].items()]
     return pd.DataFrame(rows), {k: v for k, v in data.items() if k != "rows"}
 
 

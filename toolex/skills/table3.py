@@ -23,7 +23,7 @@ DISPLAY = {"bm25": "BM25 (bm25s)", "dense:minilm": "all-MiniLM-L6-v2"}
 PAPER_LABEL = "reported by the paper (SkillRet / SkillEq)"
 
 
-def score_retriever(benchmark: Benchmark, annotations: Sequence[Any], retriever: Any, k: int = 10,
+def score_retriever(benchmark: Benchmark, annotations: Sequence[Any], retriever: Any, k: int = HEADLINE.k,
                     name: str = "") -> pd.DataFrame:
     """One retriever's long-form scores (:mod:`toolex.metrics.long`) on the skill pool, as system ``name``."""
 
@@ -32,7 +32,7 @@ def score_retriever(benchmark: Benchmark, annotations: Sequence[Any], retriever:
 
 
 def table3(benchmark: Benchmark, skilleq: str | Path, retrievers: Sequence[str | Any] = DEFAULT_RETRIEVERS,
-           k: int = 10, with_paper: bool = True, label: str | None = None) -> pd.DataFrame:
+           k: int = HEADLINE.k, with_paper: bool = True, label: str | None = None) -> pd.DataFrame:
     """Rows ``model, metric, skillret, skilleq, delta, source`` (percent): ours first, then the paper's.
 
     ``skilleq``: the ToolEX folder of the benchmark (its ``annotations.jsonl``); ``retrievers``: specs or

@@ -9,6 +9,7 @@ from toolex.data.records import Annotation
 from toolex.errors import InputError, ToolexError
 from toolex.io.annotations import read_annotations
 from toolex.metrics import RunArrays
+from toolex.metrics.measures import HEADLINE
 from toolex.validate.credit import credit_table, score_runs
 from toolex.validate.expansion import expansion_frame, expansion_summary
 from toolex.validate.gold import GoldRecord, read_gold
@@ -35,7 +36,7 @@ def validate(
     gold: Sequence[GoldRecord] | str | Path,
     annotations: Sequence[Annotation] | str | Path,
     runs: Mapping[str, RunLike] | None = None,
-    k: int = 10,
+    k: int = HEADLINE.k,
     bootstrap: int = 1000,
     seed: int = 0,
     level: float = 0.95,

@@ -12,6 +12,7 @@ from toolex.annotate.stage_records import AuditedQuery, Decomposition, VerifiedS
 from toolex.data.records import Annotation, Query, Tool
 from toolex.io.trec import Run, ranked
 from toolex.metrics import Evaluation, GroundTruth
+from toolex.metrics.measures import HEADLINE
 
 if TYPE_CHECKING:
     from toolex.experiments.workspace import Annotated, Workspace
@@ -83,13 +84,13 @@ class InspectorData:
             self._truth = GroundTruth(self.annotations)
         return self._truth
 
-    def evaluation(self, retriever: str, k: int = 10) -> Evaluation:
+    def evaluation(self, retriever: str, k: int = HEADLINE.k) -> Evaluation:
         key = (retriever, k)
         if key not in self._evaluations:
             self._evaluations[key] = self.truth.evaluate(self.runs[retriever], k)
         return self._evaluations[key]
 
-    def per_query(self, retriever: str, k: int = 10) -> pd.DataFrame:
+    def per_query(self, retriever: str, k: int = HEADLINE.k) -> pd.DataFrame:
         return self.evaluation(retriever, k).per_query.set_index("query_id")
 
     def categories(self) -> list[str]:
@@ -108,7 +109,7 @@ class InspectorData:
         reference = set(self.queries[query_id].reference)
         return {t for v in self.verified.get(query_id, []) for t in v.verified} - reference
 
-    def ranking(self, retriever: str, query_id: str, k: int = 10) -> list[RankedTool]:
+    def ranking(self, retriever: str, query_id: str, k: int = HEADLINE.k) -> list[RankedTool]:
         """The retriever's top ``k`` for the query, each tool marked."""
         reference = set(self.queries[query_id].reference)
         equivalents = self.equivalents(query_id)
@@ -132,7 +133,7 @@ class InspectorData:
         return [ToolRanks(t, role, {name: positions[name].get(t) for name in self.runs})
                 for t, role in roles.items()]
 
-    def scores(self, retriever: str, query_id: str, k: int = 10) -> dict[str, float]:
+    def scores(self, retriever: str, query_id: str, k: int = HEADLINE.k) -> dict[str, float]:
         """The query's one-to-one and ToolEq NDCG / Recall / Comp at ``k``."""
         row = self.per_query(retriever, k).loc[query_id]
         return {c: float(row[c]) for c in row.index if c.startswith(("one_to_one_", "tooleq_"))}

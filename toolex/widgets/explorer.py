@@ -83,7 +83,7 @@ def query_options(data: InspectorData, points: pd.DataFrame, positive_only: bool
 class DeltaExplorer:
     """Pick retrievers, metric, K and category; selecting a query in the list opens it in ``inspector``."""
 
-    def __init__(self, data: InspectorData, inspector: QueryInspector | None = None, k: int = 10,
+    def __init__(self, data: InspectorData, inspector: QueryInspector | None = None, k: int = HEADLINE.k,
                  plots: bool = True, paper: pd.DataFrame | None = None) -> None:
         self.data, self.inspector, self.plots, self.paper = data, inspector, plots, paper
         names = list(data.runs)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from toolex.metrics.long import ALL
+from toolex.metrics.measures import HEADLINE
 from toolex.widgets import render
 from toolex.widgets.data import InspectorData
 
@@ -14,7 +15,7 @@ class QueryInspector:
     """Pick a query (searchable by id and text, filtered by category), a retriever and K; every panel
     follows. ``widget`` is the box to display."""
 
-    def __init__(self, data: InspectorData, retriever: str | None = None, k: int = 10,
+    def __init__(self, data: InspectorData, retriever: str | None = None, k: int = HEADLINE.k,
                  query_id: str | None = None) -> None:
         self.data = data
         self.search = widgets.Text(placeholder="id or words of the query", description="search",

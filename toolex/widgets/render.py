@@ -9,6 +9,7 @@ from typing import Any
 from toolex.data.records import one_line
 from toolex.metrics import NAMES
 from toolex.metrics.long import ALL
+from toolex.metrics.measures import HEADLINE
 from toolex.review.items import tool_doc
 from toolex.widgets.data import EQUIVALENT, GROUND_TRUTH, InspectorData
 
@@ -135,7 +136,7 @@ def combinations_html(data: InspectorData, query_id: str) -> str:
     return summary + _table(["tools", "RRF", "audit", "reason"], rows, styles)
 
 
-def ranking_html(data: InspectorData, retriever: str, query_id: str, k: int = 10) -> str:
+def ranking_html(data: InspectorData, retriever: str, query_id: str, k: int = HEADLINE.k) -> str:
     """The retriever's top ``k`` with C* and verified equivalents highlighted, and the query's scores."""
     scores = data.scores(retriever, query_id, k)
     score_rows = [[f"{m}@{k}", f"{100 * scores[f'one_to_one_{m}']:.1f}", f"{100 * scores[f'tooleq_{m}']:.1f}"]
