@@ -21,12 +21,11 @@ MODEL = ScoreModel("bow", (4.0, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0) + (0.0,) * (len(FE
 
 @pytest.fixture(autouse=True)
 def _tiny(monkeypatch):
-    from toolex.annotate.judges import scoring
-    from toolex.commands import calibrate
+    from toolex.experiments import calibrate
 
-    monkeypatch.setattr("toolex.data.load_benchmark", lambda name, data=None: tiny_benchmark())
-    monkeypatch.setattr(scoring, "default_model", lambda: MODEL)
-    monkeypatch.setattr(calibrate, "_judge_and_config", lambda args, model: (
+    monkeypatch.setattr(calibrate, "load_benchmark", lambda name, data=None: tiny_benchmark())
+    monkeypatch.setattr(calibrate, "default_model", lambda: MODEL)
+    monkeypatch.setattr(calibrate.JudgeOptions, "judge", lambda options, model: (
         OfflineSimilarityJudge(BagOfWords(), model), AnnotateConfig(retriever="bow", top_k=4), BagOfWords()))
 
 

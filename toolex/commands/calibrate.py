@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 HELP = ("fit the offline judge on labelled data, or draw a benchmark's items for people to label and place "
@@ -48,93 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", help="where to write (required with --draw, --labels and for a new model)")
 
 
-def acceptable_for(benchmark, gold_path: str | None) -> dict[str, list[list[str]]]:
-    """Query id → accepted combinations, from ``gold_path`` or the benchmark's own ground truth (SGD)."""
-    if gold_path:
-        from toolex.validate.gold import read_gold
+def _options(args: argparse.Namespace) -> Any:
+    from toolex.experiments.calibrate import JudgeOptions
 
-        return {g.query_id: [list(c) for c in g.acceptable] for g in read_gold(gold_path)}
-    from toolex.data.registry import own_gold
-
-    return own_gold(benchmark)
-
-
-def _judge_and_config(args: argparse.Namespace, model: Any) -> tuple[Any, Any, Any]:
-    from toolex.annotate.judges import OfflineSimilarityJudge
-    from toolex.annotate.pipeline import AnnotateConfig
-    from toolex.errors import InputError
-    from toolex.experiments.finetune import open_retriever
-    from toolex.retrieval.base import Embedder
-
-    config = AnnotateConfig(top_k=args.top_k, reference_k=args.reference_k,
-                            **({"retriever": args.retriever} if args.retriever else {}))
-    encoder = open_retriever(args.encoder)
-    if not isinstance(encoder, Embedder):
-        raise InputError(None, f"--encoder {args.encoder!r} is not a dense encoder (dense:<model>)")
-    candidates = encoder if config.retriever == args.encoder else None
-    return OfflineSimilarityJudge(encoder, model), config, candidates
-
-
-def draw_command(args: argparse.Namespace) -> int:
-    from toolex.annotate.calibration import stage_two
-    from toolex.annotate.judges.scoring import default_model
-    from toolex.annotate.operating_point import draw, item_key, to_label, write_draw
-    from toolex.data import load_benchmark
-
-    benchmark = load_benchmark(args.benchmark, args.data)
-    model = default_model()
-    judge, config, candidates = _judge_and_config(args, model)
-    done = stage_two([benchmark], judge, config, candidates)
-    # one item per (query, reference, candidate): a label file names items by these three
-    first: dict[str, int] = {}
-    for i, (item, slot) in enumerate(zip(done.items, done.slots)):
-        first.setdefault(item_key(slot.query_id, item.reference.id, slot.tool_id), i)
-    unique = list(first.values())
-    every = judge.scores(done.items)
-    decider = model.decision_model(every)  # the threshold the benchmark's annotation would use (all items)
-    probabilities = every[unique]
-    drawn = draw(probabilities, decider, args.draw, args.seed)
-    query = {q.id: q.text for q in benchmark.queries}
-    picked = [unique[i] for i in drawn.indices]
-    records = [to_label(done.items[i], done.slots[i].query_id, query[done.slots[i].query_id]) for i in picked]
-    keys = [item_key(r["query_id"], r["reference"], r["candidate"]) for r in records]
-    record = {"benchmark": benchmark.name, "data_sha256": benchmark.checksum, "seed": args.seed,
-              "judge": judge.name, "score_model": model.identity(), "items_total": len(unique),
-              "decision_threshold": decider.threshold, "decision_band": list(decider.band),
-              "strata": drawn.sizes,
-              "procedure": "stratified by the default score: the unsure band and equal-count bins below and "
-                           "above it; uniform within a stratum (toolex.annotate.operating_point)",
-              "items": {k: {"score": float(probabilities[i]), "inclusion": float(q), "stratum": s}
-                        for k, i, q, s in zip(keys, drawn.indices, drawn.inclusion, drawn.strata)}}
-    sidecar = write_draw(args.out, records, record)
-    if len(records) < args.draw:
-        print(f"note: {benchmark.name} has {len(records)} Stage-2 items, fewer than the {args.draw} asked",
-              file=sys.stderr)
-    print(f"{len(records)} items to label: {args.out} (set \"equivalent\" to true or false); draw record: "
-          f"{sidecar}")
-    return 0
-
-
-def labels_command(args: argparse.Namespace) -> int:
-    from toolex.annotate.judges.scoring import default_model
-    from toolex.annotate.operating_point import draw_record_path, fit_threshold, read_draw_record, read_labels
-    from toolex.errors import InputError
-
-    labels = read_labels(args.labels)
-    record_path = Path(args.draw_record) if args.draw_record else draw_record_path(args.labels)
-    record = read_draw_record(record_path)
-    if record.get("benchmark") != args.benchmark:
-        raise InputError(record_path, f"the items were drawn from {record.get('benchmark')!r}, not from "
-                                      f"--benchmark {args.benchmark!r}")
-    model = default_model()
-    if record.get("score_model") != model.identity():
-        raise InputError(record_path, "the items were drawn with another default score model; draw again")
-    fitted = fit_threshold(model, labels, record, str(args.labels))
-    fitted.save(args.out)
-    info = fitted.calibration["per_benchmark"]
-    print(json.dumps({"written": str(args.out), "threshold": fitted.threshold,
-                      "default_threshold": model.threshold, **info}, indent=1))
-    return 0
+    return JudgeOptions(args.encoder, args.retriever, args.top_k, args.reference_k)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -142,8 +58,6 @@ def run(args: argparse.Namespace) -> int:
 
     if args.draw is not None and args.labels:
         raise InputError(None, "--draw and --labels are two steps: draw, let people label, then --labels")
-    if args.reference_k < 0:
-        raise InputError(None, f"--reference-k must be 0 or more, got {args.reference_k}")
     if (args.draw is not None or args.labels) and not args.out:
         raise InputError(None, "--out is required with --draw and --labels")
     if args.draw is not None:
@@ -153,26 +67,37 @@ def run(args: argparse.Namespace) -> int:
     return fit_command(args)
 
 
+def draw_command(args: argparse.Namespace) -> int:
+    from toolex.experiments.calibrate import draw_items
+
+    drawn = draw_items(args.benchmark, args.draw, args.out, _options(args), args.seed, args.data)
+    if drawn.drawn < args.draw:
+        print(f"note: {args.benchmark} has {drawn.total} Stage-2 items, fewer than the {args.draw} asked",
+              file=sys.stderr)
+    print(f"{drawn.drawn} items to label: {drawn.items_file} (set \"equivalent\" to true or false); draw "
+          f"record: {drawn.record_file}")
+    return 0
+
+
+def labels_command(args: argparse.Namespace) -> int:
+    from toolex.experiments.calibrate import place_threshold
+
+    fitted, default = place_threshold(args.benchmark, args.labels, args.out, args.draw_record)
+    print(json.dumps({"written": str(args.out), "threshold": fitted.threshold,
+                      "default_threshold": default.threshold, **fitted.calibration["per_benchmark"]},
+                     indent=1))
+    return 0
+
+
 def fit_command(args: argparse.Namespace) -> int:
-    from toolex.annotate.calibration import calibrate, labelled_items
-    from toolex.annotate.judges.scoring import ScoreModel
-    from toolex.data import load_benchmark
     from toolex.errors import InputError
+    from toolex.experiments.calibrate import fit_model
 
     if not args.out:
         raise InputError(None, "--out is required: the packaged default is chosen across sources "
                                "(make calibrate), not fitted on one benchmark")
-    benchmark = load_benchmark(args.benchmark, args.data)
-    acceptable = acceptable_for(benchmark, args.gold)
-    judge, config, candidates = _judge_and_config(args, ScoreModel.untrained("features only"))
-    data = labelled_items([benchmark], acceptable, judge, config, retriever=candidates)
-    record = {"data": f"{benchmark.name} (data sha256 {benchmark.checksum[:12]})",
-              "gold": args.gold or "the benchmark's own",
-              "encoder_spec": args.encoder,
-              "candidates": {"retriever": config.retriever, "top_k": config.top_k,
-                             **({"reference_k": config.reference_k} if config.reference_k else {})}}
-    model = calibrate(data, judge.encoder.short, args.l2, args.band_errors, record)
-    model.save(args.out)
+    model = fit_model(args.benchmark, args.out, _options(args), args.gold, args.l2, args.band_errors,
+                      args.data)
     print(json.dumps({"written": str(args.out), **model.identity(), "calibration": model.calibration},
                      indent=1))
     return 0
