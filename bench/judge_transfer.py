@@ -1,10 +1,11 @@
-"""The offline judge chosen across sources (:mod:`toolex.report.transfer`): the leave-one-source-out matrix
-of every recipe, the chosen recipe fitted on every calibration part and reported on every report part, the
-former default's procedure (every feature, fitted on SGD alone) beside it, the per-benchmark label workflow
-(50, 100, 150 labels, five draws each), what a perfect verifier would reach (Stage 2's top-20 and Stage 3's
-combination cap are the limit then, at today's cap and at the former 20), the chosen judge at caps from 20
-to the default, and both again with the reference tool's 20 nearest tools added to Stage 2's candidates
-(``--reference-k 20``: how far the paper's sub-query retrieval alone bounds what any verifier can recover).
+"""The offline judge chosen across sources (:mod:`toolex.experiments.transfer`): the leave-one-source-out
+matrix of every recipe, the chosen recipe fitted on every calibration part and reported on every report part,
+the former default's procedure (every feature, fitted on SGD alone) beside it, the per-benchmark label
+workflow (50, 100, 150 labels, five draws each), what a perfect verifier would reach (Stage 2's top-20 and
+Stage 3's combination cap are the limit then, at today's cap and at the former 20), the chosen judge at caps
+from 20 to the default, and both again with the reference tool's 20 nearest tools added to Stage 2's
+candidates (``--reference-k 20``: how far the paper's sub-query retrieval alone bounds what any verifier can
+recover).
 
 Usage: ``python bench/judge_transfer.py [--out data/validation/judge_transfer.json] [--write-default]``;
 ``--write-default`` also writes the chosen model as the packaged default score model.
@@ -23,8 +24,8 @@ import pandas as pd
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import DEFAULT_MODEL_FILE, ScoreModel
 from toolex.annotate.pipeline import MAX_COMBINATIONS, AnnotateConfig
+from toolex.experiments import transfer
 from toolex.io.atomic import write_json
-from toolex.report import transfer
 from toolex.retrieval import build_retriever
 
 COLUMNS = ("retriever", "one_to_one", "ours", "gold", "recovered", "over_credit", "under_credit",
@@ -109,7 +110,8 @@ def main() -> None:
                               for s, p in near.items()], ignore_index=True)
     out = {
         "description": "offline judge chosen across sources by leave-one-source-out "
-                       "(toolex.report.transfer); NDCG@10; recovered share, over- and under-credit per query",
+                       "(toolex.experiments.transfer); NDCG@10; recovered share, over- and under-credit "
+                       "per query",
         "sources": {s: {"kind": transfer.SOURCE_KINDS[s],
                         "calibration": calibration[s].benchmark.name, "report": report[s].benchmark.name,
                         "pool_tools": len(report[s].benchmark.tools),

@@ -9,10 +9,10 @@ signals that stand within the **library** transfer better across libraries than 
   documentation style, so a rank carries no library's cosine scale.
 * ``*_library_z``: the cosine standardised over the reference's cosines to every tool of the pool.
 
-Each feature set is fitted here the same way (standardised features, L2 logistic regression with every
-source weighing the same, the median over fitting parts of each part's balanced threshold in logit; no sign
-constraint, unlike :func:`toolex.annotate.calibration.calibrate`), left out by library as the judge study
-does (:func:`toolex.report.transfer.fitting_sources`) and, stricter, with the SGD family (one set of APIs in
+Each feature set is fitted here the same way (standardised features, L2 logistic regression with every source
+weighing the same, the median over fitting parts of each part's balanced threshold in logit; no sign
+constraint, unlike :func:`toolex.annotate.calibration.calibrate`), left out by library as the judge study does
+(:func:`toolex.experiments.transfer.fitting_sources`) and, stricter, with the SGD family (one set of APIs in
 three wordings) and ETOM as the only two libraries. Scored like the judge study: NDCG@10 recovered share,
 over- and under-credit per query, BM25 and MiniLM, on the left-out calibration and report parts.
 
@@ -34,10 +34,10 @@ from toolex.annotate.judges.features import FEATURES, name_and_description
 from toolex.annotate.judges.offline import OfflineSimilarityJudge, RetrieverEncoder
 from toolex.annotate.judges.scoring import ScoreModel
 from toolex.annotate.pipeline import AnnotateConfig
+from toolex.experiments import transfer
 from toolex.io.atomic import write_json
-from toolex.report import transfer
-from toolex.report.validation import GOALS
 from toolex.retrieval import build_retriever
+from toolex.validate.goals import GOALS
 
 LIBRARY_FEATURES = ("documentation_rank", "documentation_reverse_rank", "documentation_library_z",
                     "description_rank", "description_reverse_rank", "description_library_z")
@@ -102,7 +102,7 @@ def fitted(parts: Sequence[tuple[np.ndarray, np.ndarray]], columns: list[int]
 
 
 class Verdicts:
-    """Fixed verdicts in the shape :func:`toolex.report.transfer.credit` reads from a score model."""
+    """Fixed verdicts in the shape :func:`toolex.experiments.transfer.credit` reads from a score model."""
 
     threshold = 0.5
 

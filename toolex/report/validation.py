@@ -31,6 +31,7 @@ from toolex.metrics.measures import HEADLINE
 from toolex.report.context import Analysis, open_analysis
 from toolex.validate import ValidationResult, validate
 from toolex.validate.core import RunLike
+from toolex.validate.goals import goals_of
 from toolex.validate.gold import GoldRecord, benchmark_gold
 
 #: The benchmark the kept validation reports on (calibration used the other SGD part).
@@ -86,20 +87,6 @@ def goal_check(result: ValidationResult, metric: str = HEADLINE.key,
     ``credit`` per query (the goals of the validation)?"""
     table = result.table()
     return goals_of(table[table["metric"] == metric], share, credit)
-
-
-GOALS = ("share_ok", "over_ok", "under_ok")
-
-
-def goals_of(rows: pd.DataFrame, share: tuple[float, float], credit: float) -> pd.DataFrame:
-    """Per row of a credit table: the recovered share within ``share`` (an undefined one is not) and over-
-    and under-credit at most ``credit`` per query, as the :data:`GOALS` columns."""
-    named = {"retriever": rows["retriever"]} if "retriever" in rows else {}
-    return pd.DataFrame({**named, "recovered": rows["recovered"],
-                         "share_ok": rows["recovered"].astype(float).between(*share),
-                         "over": rows["over_credit"], "over_ok": rows["over_credit"] <= credit,
-                         "under": rows["under_credit"],
-                         "under_ok": rows["under_credit"] <= credit}).reset_index(drop=True)
 
 
 def credit_by_domain(result: ValidationResult, metric: str = HEADLINE.key) -> pd.DataFrame:

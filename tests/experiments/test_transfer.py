@@ -14,7 +14,8 @@ from toolex.annotate.judges.features import FEATURES
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import ScoreModel
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
-from toolex.report import transfer
+from toolex.experiments import transfer
+from toolex.report.transfer import KEPT, kept_study
 from toolex.validate.gold import GoldRecord
 
 GOLD = {"q1": [["a", "b"], ["n", "b"]], "q2": [["n", "t"], ["n", "m"]], "q3": [["n", "s", "m"]]}
@@ -128,7 +129,7 @@ def test_sources_that_share_a_pool_are_left_out_together():
 def test_the_kept_study_fits_no_left_out_library():
     from toolex import paths
 
-    study = transfer.kept_study(paths.validation_dir() / transfer.KEPT)
+    study = kept_study(paths.validation_dir() / KEPT)
     for row in study["leave_one_out"].itertuples():
         fitted = row.fitted_on.split(" + ")
         assert transfer.LIBRARY[row.reported_on] not in {transfer.LIBRARY[s] for s in fitted}
