@@ -47,6 +47,17 @@ def test_evaluate_json(run_and_annotations, tmp_path):
     assert (tmp_path / "pq.csv").read_text().startswith("query_id,category")
 
 
+def test_a_run_over_part_of_the_annotations_scores_only_its_queries(run_and_annotations):
+    run, ann = run_and_annotations
+    out = toolex("evaluate", "--run", str(run), "--annotations", str(ann), "--k", "2", "--json",
+                 "--run-queries-only")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["queries"] == 2 and result["missing_from_run"] == 0  # q3 is not in the run: left out
+    assert result["tooleq"]["comp"] == pytest.approx(1.0)
+    assert result["one_to_one"]["comp"] == pytest.approx(0.5)
+
+
 def test_evaluate_table_and_errors(run_and_annotations, tmp_path):
     run, ann = run_and_annotations
     out = toolex("evaluate", "--run", str(run), "--annotations", str(ann))

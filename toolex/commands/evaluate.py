@@ -27,6 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k", type=int, default=HEADLINE.k, help=f"cut-off K (default {HEADLINE.k})")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--per-query", metavar="OUT.csv", help="write per-query scores to a CSV file")
+    parser.add_argument("--run-queries-only", action="store_true",
+                        help="score only the annotated queries the run holds (a run over part of the "
+                             "annotated benchmarks; default: an annotated query missing from the run "
+                             "scores 0)")
 
 
 def format_table(summary: dict) -> str:
@@ -74,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(None, f"the run {args.run} and the annotations {args.annotations} share no query "
                                f"id (run: {first_run!r}, ...; annotations: {first_annotated!r}, ...): "
                                "nothing to score")
+    if args.run_queries_only:
+        annotations = [a for a in annotations if a.query_id in ranked]
     arrays = RunArrays.from_dict(ranked)
     evaluation = evaluate(arrays, annotations, k=effective_k(args.k, arrays, annotations))
     evaluation = dataclasses.replace(evaluation, k=args.k)
