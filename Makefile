@@ -56,6 +56,9 @@ notebook-filter: $(STAMP) ## register the git filter that strips outputs and ker
 test: setup ## run the test suite (the command CI runs)
 	$(PY) -m pytest -q -ra
 
+docs: setup ## build the documentation site strictly (docs/ and the API reference from the docstrings) into build/site
+	$(VENV)/bin/mkdocs build --strict --quiet
+
 lint: setup ## ruff over the package, tests and benches
 	$(VENV)/bin/ruff check toolex tests bench
 	$(VENV)/bin/mypy
@@ -74,4 +77,4 @@ clean: ## remove generated outputs (build/, figures, tables); caches stay
 
 -include mk/*.mk
 
-.PHONY: help setup notebook-filter test lint paper paper-check bench clean
+.PHONY: help setup notebook-filter test docs lint paper paper-check bench clean

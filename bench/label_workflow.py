@@ -1,6 +1,6 @@
-"""The per-benchmark calibration workflow run end to end with the README's commands on a benchmark that has a
-human gold: draw items to label, label them from the gold (standing for people), place the threshold, annotate
-with and without it, validate both against the gold.
+"""The per-benchmark calibration workflow run end to end with the commands of docs/calibrate.md on a benchmark
+that has a human gold: draw items to label, label them from the gold (standing for people), place the
+threshold, annotate with and without it, validate both against the gold.
 
 Usage: ``python bench/label_workflow.py [--benchmark sgd-x/report] [--draw 150]
 [--out data/validation/sgd-x_report_cli_labels150.json]``

@@ -1,4 +1,5 @@
-"""The package's floors (toolex.layers): imports only go down, no module loop, the README states them."""
+"""The package's floors (toolex.layers): imports only go down, no module loop, docs/architecture.md states
+them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from toolex import layers
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 
 
 @pytest.fixture(scope="module")
@@ -50,10 +51,10 @@ def test_a_same_floor_import_between_packages_is_a_breach():
     assert layers.breaches([layers.Import("toolex.review.items", "toolex.skills.benchmark_folder", 1, False)])
 
 
-def test_the_readme_states_the_floors_of_the_contract():
-    text = README.read_text(encoding="utf-8")
+def test_the_architecture_page_states_the_floors_of_the_contract():
+    text = ARCHITECTURE.read_text(encoding="utf-8")
     block = re.search(r"<!-- layers:[^>]*-->\n```\n(.*?)\n```", text, re.S)
-    assert block, "README: no generated layers block"
+    assert block, "docs/architecture.md: no generated layers block"
     assert block.group(1) == layers.describe()
 
 

@@ -3,9 +3,8 @@
 A module may import a module of its own package or of any package on a lower floor; packages on the same floor
 are independent of each other. ``python -m toolex.layers`` prints the floors and every breach (upward or
 sideways import, a toolex import inside a function outside :data:`LOCAL_IMPORTS`, an import loop between
-modules); ``tests/test_layers.py`` keeps the list empty, and the
-README's architecture paragraph is checked against :data:`LAYERS`. Entry points (``__main__`` modules) sit
-above every floor.
+modules); ``tests/test_layers.py`` keeps the list empty, and the architecture page (``docs/architecture.md``)
+is checked against :data:`LAYERS`. Entry points (``__main__`` modules) sit above every floor.
 """
 
 from __future__ import annotations

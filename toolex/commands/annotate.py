@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reference-k", type=int, default=0,
                         help="also verify the reference tool's N nearest tools by its own documentation "
                              "that a sub-query did not retrieve (default 0: the paper's Stage 2; see the "
-                             "README's candidate ceiling)")
+                             "candidate ceiling of docs/judge.md)")
     parser.add_argument("--max-combinations", type=int, default=MAX_COMBINATIONS,
                         help=f"audited combinations per query (default {MAX_COMBINATIONS}: every combination "
                              "of a two-tool query)")

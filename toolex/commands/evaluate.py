@@ -23,7 +23,7 @@ HELP = "score a TREC run with one-to-one (Tool-DE) and ToolEq NDCG / Recall / Co
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", required=True, help="TREC run file: qid Q0 docid rank score tag")
-    parser.add_argument("--annotations", required=True, help="annotations JSON lines (see README)")
+    parser.add_argument("--annotations", required=True, help="annotations JSON lines (see docs/evaluate.md)")
     parser.add_argument("--k", type=int, default=HEADLINE.k, help=f"cut-off K (default {HEADLINE.k})")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--per-query", metavar="OUT.csv", help="write per-query scores to a CSV file")

@@ -15,7 +15,8 @@ HELP = "score annotations against human one-to-many labels: expansion recall / p
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--annotations", required=True, help="our annotations, JSON lines (see README)")
+    parser.add_argument("--annotations", required=True,
+                        help="our annotations, JSON lines (see docs/evaluate.md)")
     parser.add_argument("--gold", required=True,
                         help='gold JSON lines: {"query_id": ..., "acceptable": [[tool ids], ...]} (C* among '
                              'them)')

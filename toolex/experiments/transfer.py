@@ -63,7 +63,7 @@ SOURCES: Mapping[str, tuple[str, str]] = {
     "sgd-pairs": ("sgd-pairs/calibration", "sgd-pairs/report"),
     "etom": ("etom/calibration", "etom/report"),
 }
-#: What kind of library each source is (the README's validation tables name it).
+#: What kind of library each source is (the validation tables of docs/judge.md name it).
 SOURCE_KINDS: Mapping[str, str] = {
     "sgd": "dialogue schemas (original SGD wording)",
     "sgd-x": "dialogue schemas, one wording per API written by other people",

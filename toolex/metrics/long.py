@@ -4,6 +4,7 @@ benchmark; and the one way to average it (per category, over all queries, over c
 Every table of the report layer pivots from this frame: Table 2, Table 3, the explorer, the significance
 tests, the baselines and ``toolex evaluate``.
 
+```pycon
 >>> from toolex.data.records import Annotation
 >>> from toolex.metrics import GroundTruth
 >>> ann = [Annotation("q1", "code", ("a",), (("a",), ("b",))), Annotation("q2", "web", ("x",), (("x",),))]
@@ -15,6 +16,8 @@ category  queries  one_to_one  tooleq  delta
     code        1         0.0   100.0  100.0
      web        1       100.0   100.0    0.0
      Avg        2        50.0   100.0   50.0
+
+```
 """
 
 from __future__ import annotations

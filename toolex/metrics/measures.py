@@ -3,11 +3,14 @@
 They serve as table column keys and cache keys; every name and key of a measure is rendered here and nowhere
 else, so nobody builds metric names by string concatenation.
 
+```pycon
 >>> m = Measure.parse("nDCG@10")
 >>> m, m.key, m.column(TOOLEQ), m.key_of(TOOLEQ)
 (Measure(name='ndcg', k=10), 'ndcg@10', 'tooleq_ndcg', 'tooleq_ndcg@10')
 >>> [str(m) for m in measures_at(5)]
 ['NDCG@5', 'Recall@5', 'Comp@5']
+
+```
 """
 
 from __future__ import annotations

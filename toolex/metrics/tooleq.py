@@ -160,10 +160,13 @@ class Evaluation:
 class GroundTruth:
     """Annotations prepared once for scoring many runs: tool codes and flat combination arrays.
 
+    ```pycon
     >>> from toolex.data.records import Annotation
     >>> truth = GroundTruth([Annotation("q1", "web", ("a",), (("a",), ("b",)))])
     >>> truth.evaluate({"q1": {"b": 2.0, "a": 1.0}}, k=10).summary()["tooleq"]["ndcg"]
     1.0
+
+    ```
     """
 
     def __init__(self, annotations: Sequence[Annotation]) -> None:
@@ -235,10 +238,13 @@ def evaluate(
     annotation are ignored. Both counts are reported. To score many runs against the same annotations,
     build a :class:`GroundTruth` once.
 
+    ```pycon
     >>> from toolex.data.records import Annotation
     >>> ann = [Annotation("q1", "web", ("a",), (("a",), ("b",)))]
     >>> evaluate({"q1": {"b": 2.0, "a": 1.0}}, ann, k=10).summary()["tooleq"]["ndcg"]
     1.0
+
+    ```
     """
     truth = annotations if isinstance(annotations, GroundTruth) else GroundTruth(annotations)
     return truth.evaluate(run, k)

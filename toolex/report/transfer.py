@@ -1,6 +1,6 @@
-"""The kept cross-source judge study (``bench/judge_transfer.py``, :mod:`toolex.experiments.transfer`), read
-back as tables for notebook 09 and the README: the leave-one-source-out matrix, the chosen default, the former
-recipe, the label workflow and a verifier right on every item."""
+"""The kept cross-source judge study (``bench/judge_transfer.py``, :mod:`toolex.experiments.transfer`),
+read back as tables for notebook 09 and docs/judge.md: the leave-one-source-out matrix, the chosen default,
+the former recipe, the label workflow and a verifier right on every item."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from toolex.annotate.judges.features import FEATURES
 from toolex.errors import InputError
 from toolex.io.atomic import write_json
 
-#: The calibrated default, written by ``toolex calibrate`` (see the README, "Validate annotations").
+#: The calibrated default, written by ``toolex calibrate`` (see docs/judge.md).
 DEFAULT_MODEL_FILE = Path(__file__).with_name("offline_mpnet.json")
 #: Where the decision is made: at the fitted threshold, or adapted to each run's items.
 THRESHOLD_RULES = ("fixed", "adapted")
