@@ -68,3 +68,41 @@ def test_the_two_steps_are_not_one(tmp_path):
         calibrate.run(calibrate_args(["--draw", "5", "--labels", "x", "--out", "y"]))
     with pytest.raises(InputError, match="--out is required"):
         calibrate.run(calibrate_args(["--draw", "5"]))
+
+
+def test_draw_review_export_calibrate_annotate(tmp_path, capsys):
+    """The loop end to end with the commands: draw, one labeller reviews in a campaign, export the labels
+    (the draw record travels with them), place the threshold, annotate with the placed judge (its encoder and
+    retriever a bag of words, the benchmark the tiny one)."""
+    from toolex.review.database import Campaign
+
+    drawn, campaign_file = tmp_path / "to_label.jsonl", tmp_path / "c.sqlite"
+    assert main(["calibrate", "--benchmark", "tiny", "--draw", "6", "--out", str(drawn)]) == 0
+    assert main(["review", "sample", "--items", str(drawn), "--campaign", str(campaign_file)]) == 0
+    with Campaign(campaign_file) as campaign:
+        for i, item in enumerate(campaign.items()):
+            campaign.decide(item.item_id, "ann", i % 2 == 0, None if i % 2 == 0 else "near_synonym")
+    labels = tmp_path / "labels.jsonl"
+    assert main(["review", "export", "--campaign", str(campaign_file), "--out", str(tmp_path / "out"),
+                 "--labels", str(labels)]) == 0
+    assert "6 labels written" in capsys.readouterr().out
+    judge = tmp_path / "judge.json"
+    assert main(["calibrate", "--benchmark", "tiny", "--labels", str(labels), "--out", str(judge)]) == 0
+    fitted = ScoreModel.load(judge)
+    assert fitted.calibration["per_benchmark"]["labels"] == 6 and fitted.weights == MODEL.weights
+    import toolex.annotate.judges as judges
+    import toolex.commands.annotate as annotate_command
+    import toolex.experiments.finetune as finetune
+
+    mp = pytest.MonkeyPatch()
+    try:
+        mp.setattr(annotate_command, "load_benchmark", lambda name, data=None: tiny_benchmark())
+        mp.setattr(finetune, "open_retriever", lambda spec, data_dir=None, **options: BagOfWords())
+        mp.setattr(judges, "build_judge", lambda kind, model_file=None, **options: OfflineSimilarityJudge(
+            BagOfWords(), ScoreModel.load(model_file)))
+        assert main(["annotate", "--benchmark", "tiny", "--retriever", "bow", "--judge", "offline",
+                     "--judge-model", str(judge), "--out", str(tmp_path / "ann"), "--no-progress"]) == 0
+    finally:
+        mp.undo()
+    manifest = json.loads((tmp_path / "ann" / "manifest.json").read_text())
+    assert manifest["judge"]["score_model"]["threshold"] == fitted.threshold

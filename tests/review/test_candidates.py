@@ -41,7 +41,8 @@ def test_candidate_items_show_both_tools_and_no_judge(tmp_path):
 def test_review_to_labels_round_trip(tmp_path, capsys):
     drawn = _drawn(tmp_path / "to_label.jsonl")
     campaign_file = tmp_path / "c.sqlite"
-    assert main(["review", "sample", "--items", str(drawn), "--campaign", str(campaign_file)]) == 0
+    assert main(["review", "sample", "--items", str(drawn), "--campaign", str(campaign_file),
+                 "--reviewers", "2"]) == 0
     with Campaign(campaign_file) as campaign:
         ids = campaign.item_ids()
         for reviewer in ("ann", "bob"):
@@ -63,7 +64,7 @@ def test_export_without_decided_candidates_says_so(tmp_path):
     run, items = candidate_items(_drawn(tmp_path / "to_label.jsonl"))
     with Campaign.create(tmp_path / "c.sqlite", run) as campaign:
         campaign.add_items(items)
-        with pytest.raises(InputError, match="no decided candidate item"):
+        with pytest.raises(InputError, match="no decided candidate item.*3 not reviewed yet"):
             export_labels(campaign, tmp_path / "labels.jsonl")
     (tmp_path / "bad.jsonl").write_text(json.dumps({"query_id": "q"}) + "\n")
     with pytest.raises(InputError, match="line 1"):
@@ -75,3 +76,51 @@ def test_items_refuse_the_options_of_a_run(tmp_path, capsys):
     assert main(["review", "sample", "--items", str(drawn), "--campaign", str(tmp_path / "c.sqlite"),
                  "--size", "2"]) != 0
     assert "--size apply to a run's combinations, not to --items" in capsys.readouterr().err
+
+
+def test_one_labeller_closes_the_loop(tmp_path, capsys):
+    """A campaign of drawn items needs one labeller; export counts the labels it wrote and those it left out,
+    keeps each item's category and carries the draw record to where `toolex calibrate --labels` looks."""
+    drawn = _drawn(tmp_path / "to_label.jsonl")
+    rows = [json.loads(line) for line in drawn.read_text().splitlines()]
+    drawn.write_text("".join(json.dumps({**r, "category": "web"}) + "\n" for r in rows))
+    (tmp_path / "to_label.draw.json").write_text(json.dumps({"version": 1, "benchmark": "tiny"}))
+    campaign_file = tmp_path / "c.sqlite"
+    assert main(["review", "sample", "--items", str(drawn), "--campaign", str(campaign_file)]) == 0
+    with Campaign(campaign_file) as campaign:
+        assert campaign.reviewers_per_item == 1
+        ids = campaign.item_ids()
+        campaign.decide(ids[0], "ann", True)
+        campaign.decide(ids[1], "ann", False, "near_synonym")
+        with pytest.raises(Exception, match="already has 1 review"):
+            campaign.decide(ids[0], "bob", False, "near_synonym")
+        assert {it.category for it in campaign.items()} == {"web"}
+    labels, out = tmp_path / "labels.jsonl", tmp_path / "out"
+    assert main(["review", "export", "--campaign", str(campaign_file), "--out", str(out),
+                 "--labels", str(labels)]) == 0
+    said = capsys.readouterr().out
+    assert "2 labels written" in said and "left out: 1 not reviewed yet" in said
+    assert len(read_labels(labels)) == 2
+    assert json.loads((tmp_path / "labels.draw.json").read_text())["benchmark"] == "tiny"
+
+
+def test_a_failed_export_writes_nothing(tmp_path, capsys):
+    drawn = _drawn(tmp_path / "to_label.jsonl")
+    campaign_file = tmp_path / "c.sqlite"
+    assert main(["review", "sample", "--items", str(drawn), "--campaign", str(campaign_file)]) == 0
+    out = tmp_path / "out"
+    assert main(["review", "export", "--campaign", str(campaign_file), "--out", str(out),
+                 "--labels", str(tmp_path / "labels.jsonl")]) != 0
+    assert "3 not reviewed yet" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "labels.jsonl").exists()
+
+
+def test_a_code_tools_signature_is_its_parameter_table():
+    from toolex.data.records import Tool
+    from toolex.review.items import tool_doc
+
+    code = "```python\ndef multiply_fractions(fraction_1, fraction_2=(1, 1)):\n    ...\n```"
+    doc = tool_doc(Tool("t", "multiply_fractions", {"name": "multiply_fractions", "description": "multiply",
+                                                    "func_description": code}))
+    assert [(p["name"], p["required"]) for p in doc["parameters"]] == [("fraction_1", "yes"),
+                                                                       ("fraction_2", "")]

@@ -120,10 +120,10 @@ def item_key(query_id: str, reference: str, candidate: str) -> str:
     return f"{query_id}\t{reference}\t{candidate}"
 
 
-def to_label(item: VerifyItem, query_id: str, query: str) -> dict[str, Any]:
-    """What a person sees for one item: the query, the sub-query, both tools and their documentation; no
-    score, feature or verdict of any judge."""
-    return {"query_id": query_id, "query": query, "subquery": item.subquery.text,
+def to_label(item: VerifyItem, query_id: str, query: str, category: str = "") -> dict[str, Any]:
+    """What a person sees for one item: the query (and its category), the sub-query, both tools and their
+    documentation; no score, feature or verdict of any judge."""
+    return {"query_id": query_id, "query": query, "category": category, "subquery": item.subquery.text,
             "reference": item.reference.id, "candidate": item.candidate.id,
             "reference_documentation": item.reference.documentation,
             "candidate_documentation": item.candidate.documentation, "equivalent": None}

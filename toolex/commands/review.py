@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sample.add_argument("--allocation", choices=("proportional", "equal"), default="proportional",
                         help="how --size is split over the strata (default proportional)")
     sample.add_argument("--seed", type=int, default=0)
+    sample.add_argument("--reviewers", type=int, choices=(1, 2),
+                        help="independent reviews per item (default: 1 for --items, one labeller is "
+                             "enough; 2 for a run's combinations, the paper's protocol with adjudication)")
     sample.add_argument("--hide-rationale", action="store_true",
                         help="reviewers see no model rationale either (never a score: the screen is blind)")
     sample.add_argument("--data", help="benchmark snapshots folder (default: TOOLEX_DATA)")
@@ -63,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _sample(args: argparse.Namespace) -> int:
     from toolex.annotate.run_folder import ArtifactFolder
-    from toolex.review.database import Campaign
+    from toolex.review.database import REVIEWERS_PER_ITEM, REVIEWERS_SETTING, Campaign
     from toolex.review.gold import acceptable_sets, apply_gold, gold_items
     from toolex.review.items import CHECKSUM_KIND, RATIONALE_SETTING, load_items, run_checksum, run_verdicts
     from toolex.review.sample import draw
@@ -95,7 +98,8 @@ def _sample(args: argparse.Namespace) -> int:
             "benchmarks": [b.get("name") for b in manifest.get("benchmarks", [])],
             "seed": args.seed, "allocation": sample.allocation, "plan": sample.plan,
             "source": "gold" if gold is not None else "sample",
-            RATIONALE_SETTING: "hidden" if args.hide_rationale else "shown"}
+            RATIONALE_SETTING: "hidden" if args.hide_rationale else "shown",
+            REVIEWERS_SETTING: args.reviewers or REVIEWERS_PER_ITEM}
     with Campaign.create(args.campaign, run_id, meta) as campaign:
         if args.hide_rationale:
             campaign.set_meta(**{RATIONALE_SETTING: "hidden"})
@@ -119,12 +123,12 @@ def _sample(args: argparse.Namespace) -> int:
 
 
 def _sample_items(args: argparse.Namespace) -> int:
-    from toolex.review.database import Campaign
+    from toolex.review.database import REVIEWERS_SETTING, Campaign
     from toolex.review.items import RATIONALE_SETTING, candidate_items
 
     run_id, items = candidate_items(args.items)
     meta = {"kind": "candidate items", "items_file": str(Path(args.items).resolve()),
-            RATIONALE_SETTING: "hidden"}
+            RATIONALE_SETTING: "hidden", REVIEWERS_SETTING: args.reviewers or 1}
     if Path(args.campaign).exists():
         with Campaign(args.campaign) as existing:
             existing.check_run(run_id, f"items {args.items}")
@@ -169,11 +173,17 @@ def _report(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from toolex.review.database import Campaign
-    from toolex.review.export import export_decisions, export_labels
+    from toolex.review.export import campaign_labels, export_decisions
 
     with Campaign(args.campaign) as campaign:
+        labels = campaign_labels(campaign) if args.labels else None  # refuses before anything is written
         written = export_decisions(campaign, args.out)
-        if args.labels:
-            written.append(export_labels(campaign, args.labels))
+    if labels is not None:
+        written += labels.write(args.labels)
+        left = "; ".join(f"{n} {why}" for why, n in labels.left_out.items())
+        print(f"{len(labels.labels)} labels written to {args.labels}"
+              + (f"; left out: {left}" if left else "")
+              + ("" if labels.draw_record else "; no draw record found beside the items file (pass "
+                                               "`toolex calibrate --draw-record`)"))
     print("written:", ", ".join(str(p) for p in written))
     return 0

@@ -92,9 +92,10 @@ def draw_items(benchmark_name: str, n: int, out: str | Path, options: JudgeOptio
     decider = model.decision_model(every)  # the threshold the benchmark's annotation would use (all items)
     probabilities = every[unique]
     drawn = draw(probabilities, decider, n, seed)
-    query = {q.id: q.text for q in benchmark.queries}
+    query = {q.id: q for q in benchmark.queries}
     picked = [unique[i] for i in drawn.indices]
-    records = [to_label(done.items[i], done.slots[i].query_id, query[done.slots[i].query_id]) for i in picked]
+    records = [to_label(done.items[i], done.slots[i].query_id, query[done.slots[i].query_id].text,
+                        query[done.slots[i].query_id].category) for i in picked]
     keys = [item_key(r["query_id"], r["reference"], r["candidate"]) for r in records]
     record = {"benchmark": benchmark.name, "data_sha256": benchmark.checksum, "seed": seed,
               "judge": judge.name, "score_model": model.identity(), "items_total": len(unique),

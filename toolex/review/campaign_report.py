@@ -25,7 +25,9 @@ from toolex.review.taxonomy import BUCKETS, UNRESOLVED
 
 
 def final_decisions(campaign: Campaign) -> pd.DataFrame:
-    """One row per item: stratum, the two reviews, the adjudication and the final decision."""
+    """One row per item: stratum, the reviews (two, or one where the campaign asks for one), the
+    adjudication and the final decision (status ``decided`` by one labeller, ``agreed``, ``adjudicated``,
+    ``pending`` a disagreement, ``incomplete``)."""
     reviews: dict[str, list[dict[str, Any]]] = {}
     adjudications: dict[str, dict[str, Any]] = {}
     for d in campaign.decisions():
@@ -34,6 +36,7 @@ def final_decisions(campaign: Campaign) -> pd.DataFrame:
         elif d["role"] == ADJUDICATE:
             adjudications[d["item_id"]] = d
     rows = []
+    needed = campaign.reviewers_per_item
     for item in campaign.items():
         pair = sorted(reviews.get(item.item_id, []), key=lambda d: d["reviewer"])[:REVIEWERS_PER_ITEM]
         row: dict[str, Any] = {"item_id": item.item_id, "query_id": item.query_id, "category": item.category,
@@ -43,7 +46,9 @@ def final_decisions(campaign: Campaign) -> pd.DataFrame:
         for slot, d in zip("ab", pair):
             row.update({f"reviewer_{slot}": d["reviewer"], f"valid_{slot}": d["valid"],
                         f"bucket_{slot}": d["bucket"]})
-        if len(pair) == REVIEWERS_PER_ITEM:
+        if needed == 1 and len(pair) == 1:  # one labeller decides
+            row.update(status="decided", valid=pair[0]["valid"], bucket=pair[0]["bucket"])
+        elif len(pair) == REVIEWERS_PER_ITEM:
             a, b = pair
             row["disagreement"] = ("validity" if a["valid"] != b["valid"] else
                                    "bucket" if not a["valid"] and a["bucket"] != b["bucket"] else "")

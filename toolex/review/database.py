@@ -5,8 +5,9 @@ separate processes lose nothing, and a killed server keeps every answered item. 
 the current one and both stay in ``history``. The campaign records the annotation run it samples (its
 checksum, :func:`toolex.review.items.run_checksum`) and refuses items of another run.
 
-Roles: ``review`` (two independent reviewers per item: the first two people to answer it) and ``adjudicate``
-(a third person, on items where the two disagree).
+Roles: ``review`` (independent reviewers per item: the first people to answer it, two by default, the
+paper's protocol; a campaign may ask for one, :data:`REVIEWERS_SETTING`) and ``adjudicate`` (a third person,
+on items where two reviews disagree).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from toolex.review.taxonomy import check_bucket
 SCHEMA_VERSION = "1"
 REVIEW, ADJUDICATE = "review", "adjudicate"
 REVIEWERS_PER_ITEM = 2
+#: Campaign setting (``meta``): independent reviews an item needs, 1 or 2 (default
+#: :data:`REVIEWERS_PER_ITEM`).
+REVIEWERS_SETTING = "reviewers_per_item"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -118,6 +122,12 @@ class Campaign:
     def run(self) -> str:
         return json.loads(self._db.execute("SELECT value FROM meta WHERE key='run'").fetchone()[0])
 
+    @property
+    def reviewers_per_item(self) -> int:
+        """Independent reviews an item needs before it is decided (:data:`REVIEWERS_SETTING`)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key=?", (REVIEWERS_SETTING,)).fetchone()
+        return int(json.loads(row[0])) if row else REVIEWERS_PER_ITEM
+
     def check_run(self, run: str, what: str = "this annotation run") -> None:
         if run != self.run:
             raise CampaignError(f"{self.path}: campaign samples run {self.run[:16]}…, refusing {what} "
@@ -193,8 +203,9 @@ class Campaign:
                 raise CampaignError(f"{self.path}: no item {item_id!r}")
             reviews = {r["reviewer"]: r for r in self._db.execute(
                 "SELECT * FROM decisions WHERE item_id=? AND role=?", (item_id, REVIEW))}
-            if role == REVIEW and reviewer not in reviews and len(reviews) >= REVIEWERS_PER_ITEM:
-                raise CampaignError(f"item {item_id} already has {REVIEWERS_PER_ITEM} reviews")
+            needed = self.reviewers_per_item
+            if role == REVIEW and reviewer not in reviews and len(reviews) >= needed:
+                raise CampaignError(f"item {item_id} already has {needed} review{'s' * (needed > 1)}")
             if role == ADJUDICATE:
                 if reviewer in reviews:
                     raise CampaignError(f"{reviewer} reviewed item {item_id} and cannot adjudicate it")
@@ -240,7 +251,7 @@ class Campaign:
             "SELECT i.item_id FROM items i WHERE i.position > ? AND NOT EXISTS (SELECT 1 FROM decisions d "
             "WHERE d.item_id=i.item_id AND d.role=? AND d.reviewer=?) AND (SELECT COUNT(*) FROM decisions d "
             "WHERE d.item_id=i.item_id AND d.role=?) < ? ORDER BY i.position LIMIT 1",
-            (position, REVIEW, reviewer.strip(), REVIEW, REVIEWERS_PER_ITEM)).fetchone()
+            (position, REVIEW, reviewer.strip(), REVIEW, self.reviewers_per_item)).fetchone()
         if row is None and after is not None:
             return self.next_item(reviewer)
         return None if row is None else row[0]
@@ -278,7 +289,7 @@ class Campaign:
             "SELECT (SELECT COUNT(*) FROM decisions d WHERE d.item_id=i.item_id AND d.role=?) FROM items i",
             (REVIEW,))]
         open_ = self.disagreements()
-        return {"items": len(counts), "complete": sum(c >= REVIEWERS_PER_ITEM for c in counts),
+        return {"items": len(counts), "complete": sum(c >= self.reviewers_per_item for c in counts),
                 "reviews": sum(counts), "disagreements": len(open_),
                 "adjudicated": sum(d["adjudication"] is not None for d in open_), "reviewers": people}
 

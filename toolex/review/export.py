@@ -7,17 +7,19 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolex import paths
+from toolex.annotate.operating_point import draw_record_path
 from toolex.errors import InputError
 from toolex.io.atomic import write_jsonl, write_text
 from toolex.report.export import export_table, save_figure
 from toolex.report.provenance import footer, provenance
 from toolex.review.campaign_report import CampaignReport, campaign_report, final_decisions, precision_figure
 from toolex.review.database import Campaign
-from toolex.review.items import labels_of
+from toolex.review.items import CANDIDATE, labels_of
 
 CAPTIONS = {
     "precision": "Human precision of ToolEX's accepted combinations per stratum, 95 % Wilson interval",
@@ -95,14 +97,58 @@ def export_decisions(campaign: Campaign, folder: str | Path,
     return out
 
 
-def export_labels(campaign: Campaign, path: str | Path) -> Path:
-    """The final decisions on the campaign's candidate items as a labels file (one ``{"query_id",
-    "reference", "candidate", "equivalent"}`` a line); an error when no candidate item is decided."""
+#: Why a candidate item's final decision is not a label, by the status :func:`final_decisions` gives it.
+LEFT_OUT = {"incomplete": "not reviewed yet (or fewer reviews than the campaign asks for)",
+            "pending": "the reviewers disagree and nobody adjudicated"}
 
-    labels = labels_of(_records(final_decisions(campaign)), {it.item_id: it for it in campaign.items()})
+
+@dataclass(frozen=True)
+class LabelExport:
+    """The labels of a campaign's candidate items: the records, how many items were left out and why, and
+    the draw record of the items (``toolex calibrate --draw`` wrote it beside the items file)."""
+
+    labels: list[dict[str, Any]]
+    left_out: dict[str, int]
+    draw_record: Path | None
+
+    def write(self, path: str | Path) -> list[Path]:
+        """The labels file and, beside it, a copy of the draw record (``<stem>.draw.json``, where
+        ``toolex calibrate --labels`` looks for it)."""
+        out = [write_jsonl(path, self.labels)]
+        if self.draw_record is not None:
+            out.append(write_text(draw_record_path(path), self.draw_record.read_text(encoding="utf-8")))
+        return out
+
+
+def campaign_labels(campaign: Campaign) -> LabelExport:
+    """The final decisions on the campaign's candidate items as labels (one ``{"query_id", "reference",
+    "candidate", "equivalent"}`` each), with the count left out per reason; an error, naming the reasons,
+    when no candidate item is decided."""
+    final = final_decisions(campaign)
+    if final.empty:
+        raise InputError(campaign.path, "no decided candidate item to export as labels (the campaign holds "
+                                        "no item)")
+    items = {it.item_id: it for it in campaign.items()}
+    labels = labels_of(_records(final), items)
+    candidates = final[[items[i].payload.get("kind") == CANDIDATE for i in final.item_id]]
+    left = candidates[candidates.valid.isna()]
+    left_out = {LEFT_OUT.get(status, status): int(n) for status, n in left.status.value_counts().items()}
+    others = len(final) - len(candidates)
+    if others:
+        left_out["not a candidate item (a combination of a run)"] = others
     if not labels:
-        raise InputError(campaign.path, "no decided candidate item to export as labels")
-    return write_jsonl(path, labels)
+        reasons = "; ".join(f"{n} {why}" for why, n in left_out.items()) or "the campaign holds no item"
+        raise InputError(campaign.path, f"no decided candidate item to export as labels ({reasons}; the "
+                                        f"campaign asks for {campaign.reviewers_per_item} review(s) per "
+                                        "item)")
+    items_file = campaign.meta().get("items_file")
+    record = draw_record_path(items_file) if items_file else None
+    return LabelExport(labels, left_out, record if record is not None and record.is_file() else None)
+
+
+def export_labels(campaign: Campaign, path: str | Path) -> Path:
+    """:func:`campaign_labels` written to ``path`` (and the draw record beside it)."""
+    return campaign_labels(campaign).write(path)[0]
 
 
 def _records(frame: Any) -> list[dict[str, Any]]:

@@ -119,6 +119,37 @@ def _parameters(spec: Any, required: set[str] | None = None) -> list[dict[str, s
     return rows
 
 
+_DEF = re.compile(r"\bdef\s+\w+\s*\((.*?)\)\s*(?:->[^:]*)?:", re.S)
+
+
+def signature_parameters(code: str) -> list[dict[str, str]]:
+    """Parameter rows from the first Python ``def`` of a tool's code (Toolink documents its tools so): a
+    parameter without a default is required; ``self``, ``*args`` and ``**kwargs`` are left out."""
+    found = _DEF.search(code)
+    if not found:
+        return []
+    parts, depth, current = [], 0, ""
+    for ch in found.group(1):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    rows = []
+    for part in (p.strip() for p in parts):
+        name, _, default = part.partition("=")
+        name, _, kind = name.partition(":")
+        name = name.strip()
+        if not name or name == "self" or name.startswith("*") or name == "/":
+            continue
+        rows.append({"name": name, "type": _short(kind.strip(), 40), "required": "" if default else "yes",
+                     "description": ""})
+    return rows
+
+
 def tool_doc(tool: Tool) -> dict[str, Any]:
     """A tool's documentation in readable parts: name, description, parameters and other fields."""
     doc = tool.documentation
@@ -147,6 +178,8 @@ def tool_doc(tool: Tool) -> dict[str, Any]:
             if key == "required_parameters":
                 rows = [dict(r, required="yes") for r in rows]
             params += rows
+    if not params and isinstance(doc.get("func_description"), str):
+        params = signature_parameters(doc["func_description"])  # Toolink: the signature is the code
     used = {"name", "description", "api_description", "parameters", "api_arguments", "required_parameters",
             "optional_parameters"}
     other = {k: _short(v) for k, v in doc.items() if k not in used and v not in (None, "", "N/A", [], {})}
@@ -282,7 +315,8 @@ def candidate_items(path: str | Path) -> tuple[str, list[ReviewItem]]:
         payload = {"kind": CANDIDATE, "query": record.get("query", ""),
                    "subquery": record.get("subquery", ""), "reference": [ref], "tools": [cand], "docs": tools}
         item = candidate_item_id(qid, ref, cand)
-        items.append(ReviewItem(item, checksum, qid, "", 1, (cand,), "", payload))
+        items.append(ReviewItem(item, checksum, qid, str(record.get("category") or ""), 1, (cand,), "",
+                                payload))
     if not items:
         raise InputError(path, "no items to label (empty file)")
     return checksum, items
