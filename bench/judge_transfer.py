@@ -55,24 +55,9 @@ def area_under_curve(scores: np.ndarray, labels: np.ndarray) -> float:
     return float((ranks[labels].sum() - positives * (positives + 1) / 2) / (positives * negatives))
 
 
-class GoldScore:
-    """A stand-in score model that answers every item from the gold (the ceiling of Stages 2 and 3)."""
-
-    threshold = 0.5
-
-    def __init__(self, labels: np.ndarray) -> None:
-        self.labels = labels
-
-    def probability(self, rows: np.ndarray) -> np.ndarray:
-        return self.labels.astype(np.float64)
-
-    def decision_model(self, probabilities: np.ndarray) -> GoldScore:
-        return self
-
-
 def perfect_verifier(report: dict[str, transfer.Part], config: AnnotateConfig) -> pd.DataFrame:
     """Every report part annotated by a verifier that answers from the gold, under ``config``."""
-    return pd.concat([transfer.credit(GoldScore(p.items.labels), p, config)  # type: ignore[arg-type]
+    return pd.concat([transfer.credit(transfer.FixedVerdicts(p.items.labels), p, config)  # type: ignore[arg-type]
                       .assign(reported_on=s) for s, p in report.items()], ignore_index=True)
 
 

@@ -101,21 +101,6 @@ def fitted(parts: Sequence[tuple[np.ndarray, np.ndarray]], columns: list[int]
     return score, float(1 / (1 + np.exp(-np.median(logits))))
 
 
-class Verdicts:
-    """Fixed verdicts in the shape :func:`toolex.experiments.transfer.credit` reads from a score model."""
-
-    threshold = 0.5
-
-    def __init__(self, said: np.ndarray) -> None:
-        self.said = said
-
-    def probability(self, rows: np.ndarray) -> np.ndarray:
-        return self.said.astype(np.float64)
-
-    def decision_model(self, probabilities: np.ndarray) -> Verdicts:
-        return self
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="data/validation/library_signals.json")
@@ -141,7 +126,7 @@ def main() -> None:
                                            for s in used], columns)
                 for kind in parts:
                     said = score(rows[kind, left]) >= threshold
-                    table = transfer.credit(Verdicts(said), parts[kind][left], config)  # type: ignore[arg-type]
+                    table = transfer.credit(transfer.FixedVerdicts(said), parts[kind][left], config)  # type: ignore[arg-type]
                     for row in table.itertuples():
                         records.append({"grouping": grouping, "features": name, "fitted_on": " + ".join(used),
                                         "reported_on": left, "part": kind, "retriever": row.retriever,

@@ -210,7 +210,7 @@ def test_offline_folder_key_follows_the_score_model_without_loading_an_encoder(m
     def no_model(*args, **kwargs):
         raise AssertionError("the key must not build a retriever")
 
-    monkeypatch.setattr(artifacts, "build_retriever", no_model)
+    monkeypatch.setattr(artifacts, "open_retriever", no_model)
     config = AnnotateConfig()
     key = artifacts._judge_key("offline", config)
     model = default_model()

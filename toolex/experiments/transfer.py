@@ -205,6 +205,22 @@ def annotate_part(model: ScoreModel, part: Part, config: AnnotateConfig,
     return [Annotation(a.query_id, a.category, a.reference, tuple(a.valid)) for a in audited]
 
 
+class FixedVerdicts:
+    """A stand-in score model whose verdicts are given, one per item (the gold: a verifier right on every
+    item; a study's own rule), in the shape :func:`annotate_part` and :func:`credit` read."""
+
+    threshold = 0.5
+
+    def __init__(self, said: np.ndarray) -> None:
+        self.said = np.asarray(said, dtype=bool)
+
+    def probability(self, rows: np.ndarray) -> np.ndarray:
+        return self.said.astype(np.float64)
+
+    def decision_model(self, probabilities: np.ndarray) -> FixedVerdicts:
+        return self
+
+
 def decision_threshold(model: ScoreModel, probabilities: np.ndarray) -> float:
     """The threshold that decides these items (:meth:`ScoreModel.decision_model`)."""
     return model.decision_model(probabilities).threshold
