@@ -96,3 +96,15 @@ def test_the_list_gives_every_retrievers_gap_and_filters_to_gains(data):
     gains = explorer.points[explorer.points["gap"] > 0]["query_id"].unique()
     assert sorted(q for _, (q, _) in explorer.queries.options) == sorted(gains)
     assert len(explorer.queries.options) < everything  # q2 gains nothing under comp for any retriever
+
+
+def test_the_inspector_takes_the_explorers_setting_before_any_row_is_picked(data):
+    """Before a row is picked, the inspector ranks with the explorer's first selected retriever at its K."""
+    names = list(data.runs)
+    inspector = QueryInspector(data, retriever=names[0])
+    explorer = DeltaExplorer(data, inspector, k=5, plots=False)
+    assert inspector.k.value == 5 and inspector.retriever.value == names[0]
+    explorer.retrievers.value = (names[-1],)
+    explorer.k.value = 1
+    assert inspector.retriever.value == names[-1] and inspector.k.value == 1
+    assert inspector.query.value is not None  # it still shows a query, now ranked as the explorer says

@@ -115,13 +115,21 @@ class DeltaExplorer:
         for control in (self.retrievers, self.metric, self.k, self.category, self.positive):
             control.observe(self._changed, names="value")
         self.queries.observe(self._selected, names="value")
+        self._lead()
         self.refresh()
 
     def _changed(self, change: dict) -> None:
-        category = self.category.value
-        if self.inspector is not None and change.get("owner") is self.category:
-            self.inspector.follow(category)
+        self._lead(change.get("owner") is self.category)
         self.refresh()
+
+    def _lead(self, category: bool = False) -> None:
+        """The inspector takes the explorer's first selected retriever and K (and, with ``category``, its
+        category filter), so that both show the same setting before any row is picked."""
+        if self.inspector is None:
+            return
+        chosen = list(self.retrievers.value)
+        self.inspector.follow(self.category.value if category else None, chosen[0] if chosen else None,
+                              int(self.k.value))
 
     def _selected(self, change: dict) -> None:
         """Open the selected row's query in the inspector with the row's retriever and the explorer's K;

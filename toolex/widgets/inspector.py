@@ -77,9 +77,15 @@ class QueryInspector:
     def _changed(self, _change: dict) -> None:
         self.refresh()
 
-    def follow(self, category: str) -> None:
-        """Filter the picker by ``category`` (the explorer's category filter calls this)."""
-        self.category.value = category
+    def follow(self, category: str | None = None, retriever: str | None = None, k: int | None = None) -> None:
+        """Take the explorer's settings before any row is picked there: filter the picker by ``category``,
+        rank with ``retriever`` (one of the inspector's) at ``k``."""
+        if category is not None:
+            self.category.value = category
+        if retriever is not None and retriever in self.retriever.options:
+            self.retriever.value = retriever
+        if k is not None:
+            self.k.value = max(self.k.min, min(self.k.max, k))
 
     def show(self, query_id: str, retriever: str | None = None, k: int | None = None) -> None:
         """Open a query (as the explorer does when a row is selected there, with the row's retriever and the
