@@ -108,3 +108,15 @@ def test_the_inspector_takes_the_explorers_setting_before_any_row_is_picked(data
     explorer.k.value = 1
     assert inspector.retriever.value == names[-1] and inspector.k.value == 1
     assert inspector.query.value is not None  # it still shows a query, now ranked as the explorer says
+
+
+def test_ours_and_the_papers_tables_share_one_style_with_units(data):
+    import pandas as pd
+
+    paper = pd.DataFrame({"level": ["query"], "metric": ["ndcg@10"], "category": ["Code"], "model": ["M1"],
+                          "tool_de": [40.0], "tooleq": [44.0]})
+    explorer = DeltaExplorer(data, plots=False, paper=paper)
+    for html in (explorer.table.value, explorer.paper_table.value):
+        for header in ("one-to-one (%)", "ToolEq (%)", "Δ (points)"):
+            assert f"<th>{header}</th>" in html
+    assert "40.00" in explorer.paper_table.value and "4.00" in explorer.paper_table.value

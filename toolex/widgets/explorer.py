@@ -52,6 +52,17 @@ def query_points(data: InspectorData, retrievers: Sequence[str], metric: str, k:
                               kind="stable").reset_index(drop=True)
 
 
+#: The explorer's score columns with their unit: scores in percent, their difference in points.
+SCORE_HEADERS = {ONE_TO_ONE: "one-to-one (%)", TOOLEQ: "ToolEq (%)", "delta": "Δ (points)"}
+
+
+def score_table(frame: pd.DataFrame) -> str:
+    """One table style for ours and the paper's rows: readable headers, each score column with its unit,
+    two decimals."""
+    shown = readable(frame.rename(columns=SCORE_HEADERS))
+    return shown.to_html(index=False, float_format=lambda v: f"{v:.2f}")
+
+
 def paper_summary(paper: pd.DataFrame, metric: str, k: int, category: str = ALL) -> pd.DataFrame:
     """The paper's Table 2 rows (query level) for the explorer's selection: per model, Tool-DE (one-to-one),
     ToolEq and Δ; ``all`` shows each model's mean over the paper's categories (its ``Avg``)."""
@@ -154,8 +165,7 @@ class DeltaExplorer:
             return
         self.summary = category_summary(self.data, names, metric, k, category)
         self.points = query_points(self.data, names, metric, k, category)
-        ours = readable(self.summary).to_html(index=False, float_format=lambda v: f"{v:.2f}")
-        self.table.value = f"<b>ours</b> <small>(query-weighted)</small>{ours}"
+        self.table.value = f"<b>ours</b> <small>(query-weighted)</small>{score_table(self.summary)}"
         self.paper_table.value = self._paper_html(metric, k, category)
         options = query_options(self.data, self.points, self.positive.value)
         self.queries.unobserve(self._selected, names="value")
@@ -173,7 +183,7 @@ class DeltaExplorer:
             return (f"<p><small>The paper reports no {Measure(metric, k).key} for this category "
                     f"(its Table 2 has K = 10 and the categories Code, Web, Customized).</small></p>")
         return ("<b>reported by the paper</b> <small>(its retrievers, data and LLM judge)</small>"
-                + rows.to_html(index=False, float_format=lambda v: f"{v:.1f}"))
+                + score_table(rows))
 
     def _draw(self, metric: str, k: int, category: str) -> None:
         import matplotlib.pyplot as plt
