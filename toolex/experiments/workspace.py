@@ -237,12 +237,23 @@ def _run_path(spec: str, kind: str, key: str) -> Path:
     return paths.artifacts_dir() / "runs" / "report" / f"{keys.slug(spec)}.{kind}.{key}.trec"
 
 
+def run_path(spec: str, workspace: Workspace, depth: int = 100) -> Path:
+    """Where :func:`ensure_run` keeps the query-level run of ``spec`` over the workspace's queries."""
+    pool = workspace.settings.pool
+    return _run_path(spec, pool, keys.key(workspace.key, spec, pool, depth))
+
+
+def runs_cached(specs: Sequence[str], workspace: Workspace) -> bool:
+    """Whether every query-level run of ``specs`` over the workspace is on disk (nothing to encode)."""
+    return all(run_path(spec, workspace).exists() for spec in specs)
+
+
 def ensure_run(spec: str, workspace: Workspace, depth: int = 100) -> Run:
     """The query-level run (top ``depth``, instructions applied) of a retriever over the workspace's
     queries."""
 
     pool = workspace.settings.pool
-    path = _run_path(spec, pool, keys.key(workspace.key, spec, pool, depth))
+    path = run_path(spec, workspace, depth)
     if path.exists():
         return read_run(path)
     pools = tool_pools(workspace.benchmarks, pool)

@@ -8,7 +8,7 @@ from typing import Any
 
 from toolex import paths
 from toolex.experiments.settings import ReportSettings
-from toolex.experiments.workspace import Annotated, Workspace, ensure_annotations
+from toolex.experiments.workspace import Annotated, Workspace, ensure_annotations, runs_cached
 from toolex.report.export import display_precision
 from toolex.report.provenance import footer, provenance
 
@@ -53,3 +53,26 @@ def open_notebook(parameters: Mapping[str, Any], retrievers: Sequence[str] | Non
     """:func:`open_analysis` of the one settings object a notebook's parameters cell states
     (:meth:`ReportSettings.from_parameters`; ``retrievers`` stands in for ``RETRIEVERS = None``)."""
     return open_analysis(ReportSettings.from_parameters(parameters, retrievers))
+
+
+def open_cached_notebook(parameters: Mapping[str, Any], retrievers: Sequence[str] | None = None) -> Analysis:
+    """:func:`open_notebook` for an app that should start on results that exist: where the parameters ask for
+    the default setting but its retrieval runs are not on disk while the smoke setting's are, it opens the
+    smoke setting and says so (``make paper`` computes the default's; ``make inspector SMOKE=1`` asks for
+    the smoke setting outright); where neither is on disk it says what it computes first."""
+    settings = ReportSettings.from_parameters(parameters, retrievers)
+    if settings.smoke:
+        return open_analysis(settings)
+    workspace = Workspace.load(settings)
+    if runs_cached(settings.retrievers, workspace):
+        display_precision()
+        return Analysis(settings, workspace, ensure_annotations(workspace))
+    smoke = ReportSettings.from_parameters({**parameters, "SMOKE": True}, retrievers)
+    if runs_cached(smoke.retrievers, Workspace.load(smoke)):
+        print("The default setting's retrieval runs are not computed yet (`make paper` computes them); this "
+              "app opens the smoke setting, whose runs are on disk.")
+        return open_analysis(smoke)
+    print(f"Computing the retrieval runs of {', '.join(settings.retrievers)} over "
+          f"{len(workspace.queries)} queries first (encoding every tool of the pool: minutes on 2 cores; "
+          "`make inspector SMOKE=1` opens the small setting in under a minute).", flush=True)
+    return open_analysis(settings)
