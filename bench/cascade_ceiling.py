@@ -22,13 +22,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from toolex import keys
 from toolex.annotate.judges.base import AuditItem, DecomposeItem, Judge, VerifyItem
 from toolex.annotate.judges.cascade import CascadeJudge
 from toolex.annotate.judges.factory import offline_judge
 from toolex.annotate.pipeline import AnnotateConfig
 from toolex.annotate.stage_records import Decomposition, Verdict
 from toolex.data.registry import own_gold_rule
-from toolex.experiments.workspace import ensure_runs, ensure_toolex, slug
+from toolex.experiments.workspace import ensure_runs, ensure_toolex
 from toolex.io.atomic import write_json
 from toolex.report.context import open_analysis
 from toolex.report.validation import VALIDATION_BENCHMARK, goal_check, validate_folder, validation_settings
@@ -112,7 +113,7 @@ def main() -> None:
     for label, within_band, accuracy in variants:
         verifier = GoldVerifier(pairs, rule, accuracy)
         judge = CascadeJudge(offline, verifier, budget=None, within_band=within_band)
-        folder = ensure_toolex(f"ceiling-{slug(label)}", ws.key, ws.benchmarks, ws.queries,
+        folder = ensure_toolex(f"ceiling-{keys.slug(label)}", ws.key, ws.benchmarks, ws.queries,
                                AnnotateConfig(pool=analysis.settings.pool), "cascade", judge=judge)
         rows.append(row(label, folder.folder, runs, folder.manifest().get("ledger", {}).get("routing")))
     out = {"benchmark": ws.describe(), "gold": rule, "embedding_judge": offline.name,

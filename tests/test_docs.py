@@ -41,7 +41,11 @@ def test_the_readme_commands_name_real_options():
     text = README.read_text(encoding="utf-8")
     for command, rest in re.findall(r"^toolex (\w[\w-]*)((?: [^#\n]*)?)", text, re.M):
         options = re.findall(r"(--[\w-]+)", rest)
-        known = command_parser(build_parser(command), command).format_help()
+        parser = command_parser(build_parser(command), command)
+        action = rest.split()[0] if rest.split() and not rest.split()[0].startswith("-") else None
+        if action is not None:  # a command with actions (review sample, release verify): the action's parser
+            parser = command_parser(parser, action)
+        known = parser.format_help()
         for option in options:
             assert option in known, f"README: toolex {command} has no option {option}"
 

@@ -59,3 +59,13 @@ def test_the_cut_off_has_one_default():
             and any('"ndcg@10"' in line and not line.lstrip().startswith(">>>")  # doctests show it
                     for line in p.read_text(encoding="utf-8").splitlines())]
     assert not keys, f"the headline measure's key written as a string in {keys}"
+
+
+def test_every_bench_script_imports():
+    """A bench script that names something the package no longer has fails here, not when it is run."""
+    import importlib.util
+
+    for path in sorted((paths.ROOT / "bench").glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"bench_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))

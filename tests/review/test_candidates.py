@@ -124,3 +124,14 @@ def test_a_code_tools_signature_is_its_parameter_table():
                                                     "func_description": code}))
     assert [(p["name"], p["required"]) for p in doc["parameters"]] == [("fraction_1", "yes"),
                                                                        ("fraction_2", "")]
+
+
+def test_gold_decides_with_as_many_reviewers_as_the_campaign_asks(tmp_path):
+    from toolex.review.gold import apply_gold
+
+    run, items = candidate_items(_drawn(tmp_path / "to_label.jsonl"))
+    with Campaign.create(tmp_path / "c.sqlite", run, {"reviewers_per_item": 1}) as campaign:
+        campaign.add_items(items)
+        counts = apply_gold(campaign, {"q0": {frozenset({"c0.Find"})}})
+        assert counts == {"items": 1, "valid": 1, "invalid": 0}
+        assert len(campaign.reviews(campaign.item_ids()[0])) == 1

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         from toolex.annotate.estimate import estimate_command
 
         return estimate_command(args, benchmarks, queries)
-    retriever = open_retriever(args.retriever, progress=not args.no_progress)
+    retriever = open_retriever(args.retriever, args.data, progress=not args.no_progress)
     # used when it is the judge's encoder
     embedder = retriever if args.retriever.startswith(("dense:", "openvino:")) else None
     judge = build_judge(args.judge, embedder=embedder, mode=args.mode, progress=not args.no_progress,

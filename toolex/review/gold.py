@@ -31,14 +31,15 @@ def gold_items(items: Iterable[ReviewItem], gold: dict[str, set[frozenset[str]]]
 
 
 def apply_gold(campaign: Campaign, gold: dict[str, set[frozenset[str]]]) -> dict[str, int]:
-    """Both gold reviewers decide every campaign item whose query is in ``gold``; returns counts."""
+    """The gold reviewers (as many as the campaign asks reviews per item) decide every campaign item whose
+    query is in ``gold``; returns counts."""
     counts = {"items": 0, "valid": 0, "invalid": 0}
     for item in campaign.items():
         acceptable = gold.get(item.query_id)
         if acceptable is None:
             continue
         valid = frozenset(item.tools) in acceptable
-        for reviewer in GOLD_REVIEWERS:
+        for reviewer in GOLD_REVIEWERS[:campaign.reviewers_per_item]:
             campaign.decide(item.item_id, reviewer, valid, None if valid else OTHER, "" if valid else NOTE)
         counts["items"] += 1
         counts["valid" if valid else "invalid"] += 1
