@@ -67,22 +67,20 @@ def test_workspace_ranks_draw_negatives_from_the_searched_pool_only():
 def test_an_app_opens_the_setting_whose_runs_are_on_disk(monkeypatch, capsys):
     """Asked for the default setting with only the smoke setting's runs on disk, the inspector opens the
     smoke setting and says so; with the default's runs on disk it opens the default."""
-    from toolex.report import context
-
-    opened = []
     from types import SimpleNamespace
+
+    from toolex.report import context
 
     monkeypatch.setattr(context.Workspace, "load", classmethod(
         lambda cls, settings: SimpleNamespace(smoke=settings.smoke, queries=[1, 2])))
     monkeypatch.setattr(context, "ensure_annotations", lambda workspace: None)
-    monkeypatch.setattr(context, "open_analysis", lambda settings: opened.append(settings) or settings)
     monkeypatch.setattr(context, "runs_cached", lambda specs, workspace: workspace.smoke)
-    assert context.open_cached_notebook({"SMOKE": False}).smoke
+    assert context.open_cached_notebook({"SMOKE": False}).settings.smoke
     assert "opens the smoke setting" in capsys.readouterr().out
     monkeypatch.setattr(context, "runs_cached", lambda specs, workspace: True)
     analysis = context.open_cached_notebook({"SMOKE": False})
     assert not analysis.settings.smoke and analysis.workspace.queries == [1, 2]
     assert capsys.readouterr().out == ""
     monkeypatch.setattr(context, "runs_cached", lambda specs, workspace: False)
-    assert not context.open_cached_notebook({"SMOKE": False}).smoke
+    assert not context.open_cached_notebook({"SMOKE": False}).settings.smoke
     assert "Computing the retrieval runs" in capsys.readouterr().out

@@ -96,16 +96,16 @@ class RunFolder:
     def __init__(self, folder: str | Path, identity: Mapping[str, Any]) -> None:
         self.folder, self.identity = Path(folder), dict(identity)
         manifest = self.folder / MANIFEST
+        kept = json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else {}
         if manifest.exists():
-            held = json.loads(manifest.read_text(encoding="utf-8")).get("identity")
+            held = kept.get("identity")
             if held != self.identity:
                 changed = sorted(k for k in set(held or {}) | set(self.identity)
                                  if (held or {}).get(k) != self.identity.get(k))
                 raise InputError(manifest, f"the folder holds another downstream run (differs in "
                                            f"{', '.join(changed)}); choose another --out")
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.manifest = {**(json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else {}),
-                         "identity": self.identity}
+        self.manifest = {**kept, "identity": self.identity}
         write_json(manifest, self.manifest)
 
     def record_expansion(self, judge: str, source: str) -> None:

@@ -40,12 +40,12 @@ class Analysis:
                           **extra)
 
 
-def open_analysis(settings: ReportSettings) -> Analysis:
-    """Load the benchmarks and the annotation artifacts (computed with the settings' judge when missing); a
-    notebook's tables then print two decimals."""
+def open_analysis(settings: ReportSettings, workspace: Workspace | None = None) -> Analysis:
+    """Load the benchmarks (unless ``workspace`` holds them already) and the annotation artifacts (computed
+    with the settings' judge when missing); a notebook's tables then print two decimals."""
 
     display_precision()
-    workspace = Workspace.load(settings)
+    workspace = workspace or Workspace.load(settings)
     return Analysis(settings, workspace, ensure_annotations(workspace))
 
 
@@ -65,14 +65,14 @@ def open_cached_notebook(parameters: Mapping[str, Any], retrievers: Sequence[str
         return open_analysis(settings)
     workspace = Workspace.load(settings)
     if runs_cached(settings.retrievers, workspace):
-        display_precision()
-        return Analysis(settings, workspace, ensure_annotations(workspace))
+        return open_analysis(settings, workspace)
     smoke = ReportSettings.from_parameters({**parameters, "SMOKE": True}, retrievers)
-    if runs_cached(smoke.retrievers, Workspace.load(smoke)):
+    small = Workspace.load(smoke)
+    if runs_cached(smoke.retrievers, small):
         print("The default setting's retrieval runs are not computed yet (`make paper` computes them); this "
               "app opens the smoke setting, whose runs are on disk.")
-        return open_analysis(smoke)
+        return open_analysis(smoke, small)
     print(f"Computing the retrieval runs of {', '.join(settings.retrievers)} over "
           f"{len(workspace.queries)} queries first (encoding every tool of the pool: minutes on 2 cores; "
-          "`make inspector SMOKE=1` opens the small setting in under a minute).", flush=True)
-    return open_analysis(settings)
+          "`make inspector SMOKE=1` opens the small setting instead).", flush=True)
+    return open_analysis(settings, workspace)

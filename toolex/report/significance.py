@@ -99,13 +99,14 @@ def delta_significance(scores: pd.DataFrame, resamples: int = 10_000, seed: int 
         for name, group in [*groups, (long.ALL, frame)]:
             for measure, part in group.groupby("measure", sort=False):
                 a, b = part[ONE_TO_ONE].to_numpy(), part[TOOLEQ].to_numpy()
-                test = paired_test(a, b, resamples, seed=seed)
-                none = undefined(a, b)
+                if undefined(a, b):  # nothing to resample: Δ alone
+                    test = PairedTest(len(a), float(np.mean(b - a)) if len(a) else math.nan, math.nan,
+                                      math.nan, math.nan, 0.95, resamples)
+                else:
+                    test = paired_test(a, b, resamples, seed=seed)
                 rows.append({"level": level, "retriever": system, "category": name, "metric": measure,
-                             "queries": test.n, "delta": 100 * test.mean,
-                             "ci_low": math.nan if none else 100 * test.low,
-                             "ci_high": math.nan if none else 100 * test.high,
-                             "p_value": math.nan if none else test.p_value, "resamples": resamples})
+                             "queries": test.n, "delta": 100 * test.mean, "ci_low": 100 * test.low,
+                             "ci_high": 100 * test.high, "p_value": test.p_value, "resamples": resamples})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -115,6 +116,5 @@ def printed(tests: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     out = tests.copy()
     out["95% interval"] = [("n/a" if math.isnan(low) else f"[{low:.{digits}f}, {high:.{digits}f}]")
                            for low, high in zip(tests["ci_low"], tests["ci_high"])]
-    out["p"] = [("n/a" if math.isnan(p) else p_label(p, int(n)))
-                for p, n in zip(tests["p_value"], tests["resamples"])]
+    out["p"] = [p_label(p, int(n)) for p, n in zip(tests["p_value"], tests["resamples"])]
     return out[PRINTED]

@@ -137,7 +137,7 @@ def campaign_labels(campaign: Campaign) -> LabelExport:
     if others:
         left_out["not a candidate item (a combination of a run)"] = others
     if not labels:
-        reasons = "; ".join(f"{n} {why}" for why, n in left_out.items()) or "the campaign holds no item"
+        reasons = "; ".join(f"{n} {why}" for why, n in left_out.items())
         raise InputError(campaign.path, f"no decided candidate item to export as labels ({reasons}; the "
                                         f"campaign asks for {campaign.reviewers_per_item} review(s) per "
                                         "item)")

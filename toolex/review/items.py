@@ -11,6 +11,7 @@ and so has the same checksum, while ``manifest.json`` is left out because its le
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Mapping
@@ -123,31 +124,22 @@ _DEF = re.compile(r"\bdef\s+\w+\s*\((.*?)\)\s*(?:->[^:]*)?:", re.S)
 
 
 def signature_parameters(code: str) -> list[dict[str, str]]:
-    """Parameter rows from the first Python ``def`` of a tool's code (Toolink documents its tools so): a
-    parameter without a default is required; ``self``, ``*args`` and ``**kwargs`` are left out."""
+    """Parameter rows from the first Python ``def`` of a tool's code (Toolink documents its tools so), read by
+    Python's own parser: a parameter without a default is required; ``self``, ``*args`` and ``**kwargs`` are
+    left out; a signature that does not parse gives none."""
     found = _DEF.search(code)
     if not found:
         return []
-    parts, depth, current = [], 0, ""
-    for ch in found.group(1):
-        depth += ch in "([{"
-        depth -= ch in ")]}"
-        if ch == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    parts.append(current)
-    rows = []
-    for part in (p.strip() for p in parts):
-        name, _, default = part.partition("=")
-        name, _, kind = name.partition(":")
-        name = name.strip()
-        if not name or name == "self" or name.startswith("*") or name == "/":
-            continue
-        rows.append({"name": name, "type": _short(kind.strip(), 40), "required": "" if default else "yes",
-                     "description": ""})
-    return rows
+    try:
+        args = ast.parse(f"def _({found.group(1)}): pass").body[0].args  # type: ignore[attr-defined]
+    except SyntaxError:
+        return []
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    return [{"name": a.arg, "type": _short(ast.unparse(a.annotation), 40) if a.annotation else "",
+             "required": "" if default is not None else "yes", "description": ""}
+            for a, default in [*zip(positional, defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+            if a.arg != "self"]
 
 
 def tool_doc(tool: Tool) -> dict[str, Any]:
