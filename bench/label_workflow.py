@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from toolex.io.artifact import read_manifest
 from toolex.io.atomic import write_json
 
 TOOLEX = [str(Path(sys.executable).with_name("toolex"))]
@@ -81,7 +82,7 @@ def main() -> None:
             results[setting] = json.loads(toolex(
                 "validate", "--annotations", str(annotated / "annotations.jsonl"),
                 "--gold", str(work / "gold.jsonl"), *runs, "--json"))
-            manifest = json.loads((annotated / "manifest.json").read_text(encoding="utf-8"))
+            manifest = read_manifest(annotated, required=True)
             results[setting]["operating_point"] = manifest.get("ledger", {}).get("operating_point")
         commands += [f"toolex annotate --benchmark {b} --judge offline [--judge-model judge.json] --out DIR",
                      "toolex validate --annotations DIR/annotations.jsonl --gold gold.jsonl --run bm25=... "

@@ -26,6 +26,7 @@ from toolex.annotate.judges.factory import offline_judge
 from toolex.annotate.run_folder import ArtifactFolder
 from toolex.data import load_benchmark
 from toolex.data.registry import own_gold_rule
+from toolex.io.artifact import MANIFEST
 from toolex.io.atomic import write_json
 
 ARTIFACTS = ("subqueries.jsonl", "verified.jsonl", "query_combo_verified.jsonl", "annotations.jsonl")
@@ -37,7 +38,7 @@ def restricted(folder: Path, ids: set[str], into: Path) -> Path:
     for name in ARTIFACTS:
         with open(folder / name, encoding="utf-8") as src, open(into / name, "w", encoding="utf-8") as dst:
             dst.writelines(line for line in src if json.loads(line)["query_id"] in ids)
-    shutil.copy(folder / "manifest.json", into / "manifest.json")
+    shutil.copy(folder / MANIFEST, into / MANIFEST)
     return into
 
 

@@ -39,7 +39,8 @@ def test_makefile_lists_every_target_in_help():
 
 
 def test_the_cut_off_has_one_default():
-    """No function of the package defaults a cut-off (``k``, ``cutoff``) to a literal: the one default is
+    """No function, dataclass field or command option of the package defaults a cut-off (``k``, ``cutoff``) to
+    a literal: the one default is
     ``toolex.metrics.measures.HEADLINE.k``, and the measure key ``"ndcg@10"`` is written nowhere else."""
     import ast
 
@@ -54,6 +55,16 @@ def test_the_cut_off_has_one_default():
                 pairs = [*zip(named, args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
                 literal += [f"{path.name}:{node.lineno} {a.arg}" for a, d in pairs
                             if a.arg in ("k", "cutoff") and isinstance(d, ast.Constant) and d.value == 10]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):  # a dataclass field
+                if node.target.id in ("k", "cutoff") and isinstance(node.value, ast.Constant) \
+                        and node.value.value == 10:
+                    literal.append(f"{path.name}:{node.lineno} {node.target.id}")
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
+                flags = [a.value for a in node.args if isinstance(a, ast.Constant)]
+                default = next((w.value for w in node.keywords if w.arg == "default"), None)
+                if set(flags) & {"--k", "--cutoff"} and isinstance(default, ast.Constant) \
+                        and default.value == 10:
+                    literal.append(f"{path.name}:{node.lineno} {flags[0]}")
     assert not literal, f"cut-offs defaulted to a literal: {literal}"
     keys = [p.name for p in package.rglob("*.py") if p.name != "claims.py"  # the paper's own measure
             and any('"ndcg@10"' in line and not line.lstrip().startswith(">>>")  # doctests show it
@@ -69,3 +80,15 @@ def test_every_bench_script_imports():
         spec = importlib.util.spec_from_file_location(f"bench_{path.stem}", path)
         assert spec is not None and spec.loader is not None
         spec.loader.exec_module(importlib.util.module_from_spec(spec))
+
+
+def test_one_manifest_name_and_one_reader():
+    """Every artifact's manifest is named and read in one place (:mod:`toolex.io.artifact`)."""
+    import re
+
+    package = paths.ROOT / "toolex"
+    offenders = [f"{p.relative_to(package)}:{n}" for p in sorted(package.rglob("*.py"))
+                 if p.name != "artifact.py"
+                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+                 if '"manifest.json"' in line or re.search(r"MANIFEST\s*=|def read_manifest", line)]
+    assert offenders == []

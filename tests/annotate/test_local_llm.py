@@ -22,7 +22,6 @@ from toolex.annotate.judges.llm import LLMJudge
 from toolex.annotate.run_folder import (
     ANNOTATIONS,
     COMBINATIONS,
-    MANIFEST,
     SUBQUERIES,
     VERIFIED,
     ArtifactFolder,
@@ -30,6 +29,7 @@ from toolex.annotate.run_folder import (
 from toolex.annotate.stage_records import SubQuery
 from toolex.data.records import Tool
 from toolex.io.annotations import read_annotations
+from toolex.io.artifact import MANIFEST
 from toolex.llm import LLMClient, LLMSettings, ResponseCache
 
 pytestmark = pytest.mark.llm

@@ -13,7 +13,6 @@ from toolex.annotate.pipeline import AnnotateConfig, ToolEX
 from toolex.annotate.run_folder import (
     ANNOTATIONS,
     COMBINATIONS,
-    MANIFEST,
     SUBQUERIES,
     VERIFIED,
     ArtifactFolder,
@@ -21,6 +20,7 @@ from toolex.annotate.run_folder import (
 from toolex.annotate.stats import table1
 from toolex.data import load_benchmark
 from toolex.io.annotations import read_annotations
+from toolex.io.artifact import MANIFEST
 from toolex.llm import LLMClient, LLMSettings, ResponseCache
 from toolex.metrics import evaluate
 from toolex.retrieval import build_retriever, retrieve_queries

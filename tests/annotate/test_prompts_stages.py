@@ -11,8 +11,8 @@ import pytest
 from tests.llm.fake_server import FakeLLMServer
 from toolex.annotate.judges import build_judge
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
-from toolex.annotate.run_folder import MANIFEST
 from toolex.data.records import Benchmark, Query, Tool
+from toolex.io.artifact import MANIFEST
 from toolex.llm import SettingsError
 
 from . import responder

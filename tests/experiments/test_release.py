@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from toolex.annotate.pipeline import STAGE_FILES, AnnotateConfig
-from toolex.annotate.run_folder import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, VERIFIED
+from toolex.annotate.run_folder import ANNOTATIONS, COMBINATIONS, SUBQUERIES, VERIFIED
 from toolex.commands.release import PARTS, part
 from toolex.errors import InputError
 from toolex.experiments import release, workspace
 from toolex.experiments.datasheet import annotation_counts, datasheet
+from toolex.io.artifact import MANIFEST
 from toolex.keys import checksum as sha256
 
 

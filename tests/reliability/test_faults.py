@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from toolex.annotate.run_folder import MANIFEST
 from toolex.cli import main
+from toolex.io.artifact import MANIFEST
 from toolex.llm import ResponseCache
 
 from .conftest import TALLY

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from toolex.annotate.run_folder import MANIFEST
+from toolex.io.artifact import MANIFEST
 
 from .conftest import TALLY, spawn
 from .fault_server import FaultServer

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from toolex.annotate.run_folder import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, TIMINGS, VERIFIED
+from toolex.annotate.run_folder import ANNOTATIONS, COMBINATIONS, SUBQUERIES, TIMINGS, VERIFIED
 from toolex.io.annotations import read_annotations
+from toolex.io.artifact import MANIFEST
 
 from .conftest import TALLY
 from .fault_server import FaultServer

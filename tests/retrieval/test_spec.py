@@ -43,7 +43,9 @@ def test_retrieve_command_writes_a_run(data_dir, tmp_path, capsys):
     assert all(len(v) == 20 for v in run.values())
     assert all(t.startswith("apibank_") for t in run["apibank_query_0"])
     meta = json.loads((tmp_path / "bm25.trec.json").read_text())
-    assert meta["retriever"]["k1"] == 1.5 and meta["pool"] == "subset"
+    assert meta["kind"] == "run" and meta["status"] == "complete"
+    assert meta["identity"]["retriever"]["k1"] == 1.5 and meta["identity"]["pool"] == "subset"
+    assert meta["level"] == "query level, top 20" and meta["queries"] == 101 + 497
 
 
 def test_retrieve_command_bad_spec(data_dir, tmp_path, capsys):

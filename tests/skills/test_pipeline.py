@@ -8,10 +8,11 @@ from dataclasses import asdict, replace
 import pytest
 
 from toolex import __version__, paths
-from toolex.annotate.run_folder import ANNOTATIONS, COMBINATIONS, MANIFEST, SUBQUERIES, VERIFIED
+from toolex.annotate.run_folder import ANNOTATIONS, COMBINATIONS, SUBQUERIES, VERIFIED
 from toolex.annotate.stats import table1
 from toolex.data.checksum import combine_checksums
 from toolex.io.annotations import read_annotations
+from toolex.io.artifact import MANIFEST
 from toolex.skills import (
     SkillAnalysis,
     SkillSettings,

@@ -24,7 +24,6 @@ from toolex.annotate.prompts import PROMPT_VERSION
 from toolex.annotate.run_folder import (
     ANNOTATIONS,
     COMBINATIONS,
-    MANIFEST,
     SUBQUERIES,
     TIMINGS,
     VERIFIED,
@@ -129,7 +128,7 @@ class ToolEX:
         artifact = file_digest(self.folder.path(STAGE_FILES[stage]))
         manifest.setdefault("stages", {})[stage] = {"key": self._stage_key(stage), **info,
                                                     "input": self._input_digest(stage), "artifact": artifact}
-        write_json(self.folder.path(MANIFEST), manifest)
+        self.folder.write_manifest(manifest, complete=False)
 
     def _timed(self, stage: str, seconds: float) -> None:
         """Record a stage's time in ``timings.json`` (kept apart from the manifest; skipped stages keep
@@ -152,7 +151,7 @@ class ToolEX:
         for stage in held:
             stages[stage]["key"] = self._stage_key(stage)
         manifest["data_fingerprint"] = self.data_fingerprint
-        write_json(self.folder.path(MANIFEST), manifest)
+        self.folder.write_manifest(manifest, complete=manifest.get("status") == "complete")
         print(f"[toolex] {self.folder.folder}: data fingerprint and {len(held)} of {len(stages)} stage keys "
               f"rewritten in the {keys.KEY_LENGTH}-character format", file=sys.stderr)
 
@@ -278,7 +277,7 @@ class ToolEX:
             annotations = self.export(audited)
             manifest = self.write_manifest()
             manifest.setdefault("artifacts", {})[ANNOTATIONS] = file_digest(self.folder.path(ANNOTATIONS))
-            write_json(self.folder.path(MANIFEST), manifest)
+            self.folder.write_manifest(manifest, complete=True)
         return annotations
 
     def write_manifest(self) -> dict[str, Any]:
@@ -310,5 +309,5 @@ class ToolEX:
             manifest["truncation"] = {s: t if t["prompts"] or s not in manifest.get("truncation", {})
                                       else manifest["truncation"][s]
                                       for s, t in manifest["ledger"]["truncation"].items()}
-        write_json(self.folder.path(MANIFEST), manifest)
+        self.folder.write_manifest(manifest, complete=False)
         return manifest

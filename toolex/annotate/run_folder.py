@@ -17,6 +17,7 @@ that a rerun from the caches gives byte-identical files (every file but ``timing
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -24,13 +25,14 @@ from typing import Any
 from toolex.annotate.judges.scoring import identity_label
 from toolex.annotate.stage_records import AuditedQuery, Decomposition, VerifiedSet
 from toolex.data.readers import iter_jsonl
+from toolex.errors import InputError
 from toolex.io import atomic
+from toolex.io.artifact import read_manifest, write_manifest
 
 SUBQUERIES = "subqueries.jsonl"
 VERIFIED = "verified.jsonl"
 COMBINATIONS = "query_combo_verified.jsonl"
 ANNOTATIONS = "annotations.jsonl"
-MANIFEST = "manifest.json"
 TIMINGS = "timings.json"
 
 
@@ -49,19 +51,27 @@ class ArtifactFolder:
 
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
+        self._warned = False
 
     def path(self, name: str) -> Path:
         return self.folder / name
 
     def manifest(self) -> dict[str, Any]:
-        """The manifest, or ``{}`` when it is missing or unreadable (a torn manifest means: redo the
-        stages)."""
-        path = self.path(MANIFEST)
+        """The manifest (:func:`toolex.io.artifact.read_manifest`): ``{}`` when there is none yet, and when it
+        is unreadable, said once on stderr: the stages it would vouch for are then redone (from the LLM
+        cache), never trusted."""
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            return read_manifest(self.folder)
+        except InputError as exc:
+            if not self._warned:
+                self._warned = True
+                print(f"[toolex] {exc}; its stages are checked again and redone", file=sys.stderr)
             return {}
-        return data if isinstance(data, dict) else {}
+
+    def write_manifest(self, manifest: dict[str, Any], complete: bool) -> None:
+        """Write the manifest atomically with the envelope of every artifact (kind ``annotations``; status
+        ``partial`` while stages run, ``complete`` once the export is written)."""
+        write_manifest(self.folder, "annotations", manifest, "complete" if complete else "partial")
 
     def judge(self) -> str:
         """The judge that made these annotations, as its manifest names it (with the key of its score model's

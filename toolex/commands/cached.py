@@ -1,16 +1,19 @@
-"""``toolex cached``: what the artifacts folder holds (annotation folders, retriever runs, fine-tuned models),
-each with the setting it was made with."""
+"""``toolex cached``: what the artifacts folder holds (annotation folders, retriever runs, fine-tuned models,
+skills benchmarks, downstream runs), each with the setting it was made with, read from its manifest."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-HELP = "list the cached annotation folders, retriever runs and fine-tuned models with their settings"
+HELP = ("list the cached annotation folders, retriever runs, fine-tuned models, skills benchmarks and "
+        "downstream runs with their settings")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kind", choices=("annotations", "runs", "models"), help="only this kind")
+    from toolex.experiments.listing import KINDS
+
+    parser.add_argument("--kind", choices=tuple(KINDS), help="only this kind")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
 
 

@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolex.experiments.finetune import FinetuneSettings, ensure_finetuned, read_manifest, with_overrides
+    from toolex.experiments.finetune import FinetuneSettings, ensure_finetuned, with_overrides
+    from toolex.io.artifact import read_manifest
 
     settings = with_overrides(FinetuneSettings(), base=args.base,
                               benchmarks=tuple(args.benchmarks) if args.benchmarks else None,
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
                               epochs=args.epochs, batch_size=args.batch_size,
                               learning_rate=args.learning_rate, seed=args.seed, labels=args.labels)
     folder = ensure_finetuned(settings, args.data, progress=not args.no_progress, force=args.force)
-    manifest = read_manifest(folder)
+    manifest = read_manifest(folder, required=True)
     print(json.dumps({"model": str(folder), "retriever": f"dense:{folder}", "training": manifest["training"],
                       "losses": manifest["losses"], "seconds": manifest["seconds"]}, indent=1))
     return 0

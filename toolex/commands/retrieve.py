@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from toolex import keys
 from toolex.data import POOLS, load_benchmarks, tool_pools
 from toolex.errors import InputError, ToolexError
-from toolex.io.atomic import file_digest, write_text
+from toolex.io.artifact import different_identity, manifest_path, read_manifest, write_manifest
+from toolex.io.atomic import file_digest
 
 HELP = ("rank the tool pool of a benchmark with BM25, a dense encoder or an embeddings endpoint; write a "
         "TREC run")
@@ -31,8 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pool-benchmarks", nargs="*", default=(), metavar="NAME",
                         help="further benchmarks whose tools join the pool (their queries are not run)")
     parser.add_argument("--out", required=True, metavar="RUN",
-                        help="TREC run file to write (with RUN.json beside it); another run there is kept "
-                             "unless --force")
+                        help="TREC run file to write (with its description RUN.json beside it); another run "
+                             "there is kept unless --force")
     parser.add_argument("--force", action="store_true", help="overwrite a different run already at --out")
     parser.add_argument("--k", type=int, default=100, help="tools kept per query (default 100)")
     parser.add_argument("--no-instruction", action="store_true", help="ignore the queries' instructions")
@@ -48,25 +49,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def sidecar(path: Path) -> Path:
-    """``RUN.json``: the settings and checksums of the run in ``RUN``."""
-    return Path(str(path) + ".json")
-
-
 def refuse_other_run(path: Path, identity: dict[str, Any]) -> None:
-    """Raise unless ``path`` is absent or holds this same run (same settings, run file as recorded): writing
-    it again is then a repeat, not an overwrite."""
+    """Raise unless ``path`` is absent or holds this same run (same identity, run file as its description
+    records): writing it again is then a repeat, not an overwrite. A description written before the
+    manifest envelope holds the identity's fields at its top level."""
     if not path.exists():
         return
     try:
-        meta = json.loads(sidecar(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        meta = None
-    same = (isinstance(meta, dict) and all(json.loads(json.dumps(v, default=str)) == meta.get(key)
-                                           for key, v in identity.items())
-            and meta.get("run_file") == file_digest(path))
-    if not same:
-        raise ToolexError(f"{path}: holds a different run (or one without its {sidecar(path).name}); "
+        meta = read_manifest(path)
+    except InputError:
+        meta = {}
+    held = meta.get("identity", meta)
+    if not meta or different_identity(held, identity) or meta.get("run_file") != file_digest(path):
+        raise ToolexError(f"{path}: holds a different run (or one without its {manifest_path(path).name}); "
                           "choose another --out or pass --force to overwrite it")
 
 
@@ -105,16 +100,12 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     run_ = retrieve_over_pools(retriever, [(pools[b.name], b.queries) for b in benchmarks], k=k,
                                use_instruction=not args.no_instruction, progress=not args.quiet)
-    out = write_run(run_, out_path, tag=args.tag or args.retriever.replace(":", "_"))
-    meta = {
-        **identity,
-        "queries": len(run_),
-        "seconds": round(time.perf_counter() - started, 3),
-        "run_file": file_digest(out),
-    }
+    out = write_run(run_, out_path, tag=args.tag or keys.slug(args.retriever))
     stats = getattr(retriever, "stats", None)
-    if stats is not None:
-        meta["embedding_cache"] = stats.as_dict()
-    write_text(sidecar(out), json.dumps(meta, indent=1, default=str))
+    write_manifest(out, "run", {
+        "retriever": args.retriever, "workspace": "+".join(b.name for b in benchmarks),
+        "pool": args.pool, "level": f"query level, top {k}", "queries": len(run_),
+        "seconds": round(time.perf_counter() - started, 3), "run_file": file_digest(out),
+        **({"embedding_cache": stats.as_dict()} if stats is not None else {})}, identity=identity, indent=1)
     print(f"wrote {len(run_)} queries to {out}", file=sys.stderr)
     return 0

@@ -29,11 +29,11 @@ from toolex.downstream import agent, evaluator, simulator
 from toolex.downstream.agent import Agent
 from toolex.downstream.evaluator import PassRateEvaluator
 from toolex.errors import InputError
-from toolex.io.atomic import append_line, write_json
+from toolex.io.artifact import refuse_other, write_manifest
+from toolex.io.atomic import append_line
 from toolex.metrics.intervals import wilson
 
 SETTINGS = ("oracle", "retrieved", "expanded")
-MANIFEST = "manifest.json"
 PROMPT_VERSIONS = {"agent": agent.PROMPT_VERSION, "simulator": simulator.PROMPT_VERSION,
                    "evaluator": evaluator.PROMPT_VERSION}
 
@@ -95,24 +95,16 @@ class RunFolder:
 
     def __init__(self, folder: str | Path, identity: Mapping[str, Any]) -> None:
         self.folder, self.identity = Path(folder), dict(identity)
-        manifest = self.folder / MANIFEST
-        kept = json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else {}
-        if manifest.exists():
-            held = kept.get("identity")
-            if held != self.identity:
-                changed = sorted(k for k in set(held or {}) | set(self.identity)
-                                 if (held or {}).get(k) != self.identity.get(k))
-                raise InputError(manifest, f"the folder holds another downstream run (differs in "
-                                           f"{', '.join(changed)}); choose another --out")
+        kept = refuse_other(self.folder, "downstream", self.identity, "downstream run")
         self.folder.mkdir(parents=True, exist_ok=True)
         self.manifest = {**kept, "identity": self.identity}
-        write_json(manifest, self.manifest)
+        write_manifest(self.folder, "downstream", self.manifest)
 
     def record_expansion(self, judge: str, source: str) -> None:
         """Name, beside the identity, the ToolEX judge whose annotations the expanded setting offers and where
         they came from (a run's figures name it; the identity keeps naming what decides reuse)."""
         self.manifest = {**self.manifest, "expansion": {"judge": judge, "annotations": source}}
-        write_json(self.folder / MANIFEST, self.manifest)
+        write_manifest(self.folder, "downstream", self.manifest)
 
     def path(self, setting: str) -> Path:
         return self.folder / f"{setting}.jsonl"

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from toolex import paths
-from toolex.annotate.run_folder import ANNOTATIONS, MANIFEST
+from toolex.annotate.run_folder import ANNOTATIONS
+from toolex.io.artifact import MANIFEST
 from toolex.metrics.measures import HEADLINE
 
 #: Licences of the sources, as the data README states them.

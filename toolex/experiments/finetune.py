@@ -25,7 +25,6 @@ changed setting trains a new one. ``dense:minilm-ft`` names the model of the def
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import random
@@ -46,6 +45,7 @@ from toolex.data.records import Benchmark, Query, Tool
 from toolex.data.registry import pool_identity
 from toolex.errors import InputError
 from toolex.io.annotations import read_annotations
+from toolex.io.artifact import MANIFEST, publish_folder, read_manifest, write_manifest
 from toolex.io.progress import Tracker, duration
 from toolex.retrieval.base import Retriever, retrieve_over_pools
 from toolex.retrieval.encoders import FINETUNED_ALIAS, embedded_model
@@ -53,7 +53,6 @@ from toolex.retrieval.spec import build_retriever
 
 #: Benchmarks with a training split of their own: the evaluated name -> the training split's name.
 OWN_TRAIN_SPLITS = {"toollens": "toollens:train"}
-MANIFEST = "manifest.json"
 #: The trainer's identity inside model keys; it names the module's first home, so that models trained before
 #: the move keep their keys (change it when training changes).
 TRAINER = "toolex.retrieval.finetune v1"
@@ -264,12 +263,11 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     manifest = _manifest(settings, benchmarks, triples, len(plan), losses, reads, started)
     manifest["training"]["loop_seconds"] = round(time.perf_counter() - looped, 1)
     manifest["versions"]["torch"] = torch.__version__
-    tmp = out.with_name(out.name + f".tmp-{os.getpid()}")
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")  # hidden: no listing or glob takes it for a model
     shutil.rmtree(tmp, ignore_errors=True)
     model.save(str(tmp))
-    (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
-    shutil.rmtree(out, ignore_errors=True)
-    tmp.rename(out)
+    write_manifest(tmp, "model", manifest, indent=1)
+    publish_folder(tmp, out)
     return manifest
 
 
@@ -291,16 +289,16 @@ def expected_duration(settings: FinetuneSettings, steps: int, models: Path) -> s
     rates: list[tuple[float, bool]] = []
     for path in sorted(models.glob(f"{settings.base}-ft-*/{MANIFEST}")):
         if ".tmp-" in path.parent.name:
-            continue  # a model being written
+            continue  # a model being written (named so before such folders were hidden)
         try:
-            made = json.loads(path.read_text())
+            made = read_manifest(path.parent)
             chosen, training = made["settings"], made["training"]
             if not (isinstance(chosen, dict) and isinstance(training, dict)):
                 continue
             loop = training.get("loop_seconds")
             seconds, steps_made = (loop if loop is not None else made["seconds"]), training["steps"]
             rate = float(seconds) / int(steps_made)
-        except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError):
+        except (InputError, ValueError, KeyError, TypeError, ZeroDivisionError):
             continue  # a manifest of another layout says nothing here
         if all(chosen.get(k) == getattr(settings, k) for k in ("batch_size", "max_length")) \
                 and math.isfinite(rate) and rate > 0:
@@ -360,10 +358,6 @@ def ensure_finetuned(settings: FinetuneSettings | None = None, data_dir: str | P
     if force or not (out / MANIFEST).exists():
         train(settings, benchmarks, out, data_dir, progress)
     return out
-
-
-def read_manifest(folder: str | Path) -> dict[str, Any]:
-    return json.loads((Path(folder) / MANIFEST).read_text())
 
 
 def with_overrides(settings: FinetuneSettings, **overrides: Any) -> FinetuneSettings:

@@ -29,8 +29,9 @@ from typing import Any
 
 from toolex import __version__, keys, paths
 from toolex.annotate.pipeline import STAGE_FILES as STAGE_FILE_OF
-from toolex.annotate.run_folder import ANNOTATIONS, MANIFEST, ArtifactFolder
+from toolex.annotate.run_folder import ANNOTATIONS, ArtifactFolder
 from toolex.errors import InputError
+from toolex.io.artifact import MANIFEST
 from toolex.io.atomic import atomic_writer, write_json
 from toolex.io.lock import FolderLock
 

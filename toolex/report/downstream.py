@@ -3,7 +3,6 @@ differences between settings on the same queries, and the paper's stated differe
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ import pandas as pd
 
 from toolex import paths
 from toolex.downstream.run import SETTINGS, pass_rates, results_frame
+from toolex.io.artifact import manifest_path, read_manifest
 from toolex.paper import load_claims
 from toolex.report.figures import set_title
 from toolex.report.illusion import interval_text
@@ -33,7 +33,7 @@ PAPER_PAIRS = {("oracle", "expanded"): "expanded_over_oracle_pp",
 def kept_runs(root: str | Path | None = None) -> list[Path]:
     """The kept downstream run folders (``data/downstream/*/`` with a manifest), by name."""
     base = Path(root) if root else paths.ROOT / "data" / KEPT
-    return sorted(p for p in base.glob("*") if (p / "manifest.json").exists())
+    return sorted(p for p in base.glob("*") if manifest_path(p).exists())
 
 
 def paired(frame: pd.DataFrame, a: str, b: str, resamples: int = 10_000, seed: int = 0) -> dict[str, Any]:
@@ -155,6 +155,6 @@ def open_run(folder: str | Path | None = None) -> KeptRun | None:
     chosen = Path(folder) if folder else (runs[-1] if runs else None)
     if chosen is None:
         return None
-    manifest = json.loads((chosen / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(chosen, required=True)
     frame = results_frame(chosen)
     return KeptRun(chosen, manifest["identity"], frame, pass_rates(frame), manifest)

@@ -11,9 +11,10 @@ from typing import Any
 
 import pandas as pd
 
-from toolex.experiments.finetune import FinetuneSettings, ensure_finetuned, evaluation_queries, read_manifest
+from toolex.experiments.finetune import FinetuneSettings, ensure_finetuned, evaluation_queries
 from toolex.experiments.settings import ReportSettings
 from toolex.experiments.workspace import ensure_run
+from toolex.io.artifact import read_manifest
 from toolex.report.context import Analysis
 from toolex.report.table2 import evaluate_runs
 
@@ -81,7 +82,7 @@ def held_out_scores(analysis: Analysis, retrievers: Sequence[str], settings: Fin
             for system, spec in specs.items()}
     annotations = [a for a in analysis.annotated.annotations if a.query_id in held]
     scores = evaluate_runs(runs, annotations, analysis.settings.k, workspace.subset_of)
-    return HeldOut(list(retrievers), name, folder, read_manifest(folder), scores, len(held))
+    return HeldOut(list(retrievers), name, folder, read_manifest(folder, required=True), scores, len(held))
 
 
 def pair_scores(analysis: Analysis, base: str, tuned: str) -> pd.DataFrame:

@@ -23,6 +23,7 @@ from toolex.data.checksum import combine_checksums
 from toolex.data.records import Benchmark, Query
 from toolex.errors import InputError
 from toolex.experiments.workspace import ensure_toolex
+from toolex.io.artifact import MANIFEST
 
 AGREEMENT_FILE = "agreement.json"
 
@@ -30,7 +31,7 @@ AGREEMENT_FILE = "agreement.json"
 def recorded_runs(root: str | Path | None = None) -> list[Path]:
     """The annotation run folders under ``data/annotations`` (each with a manifest and annotations)."""
     root = Path(root) if root is not None else paths.recorded_dir() / "annotations"
-    return sorted(p.parent for p in root.glob("*/manifest.json") if (p.parent / "annotations.jsonl").exists())
+    return sorted(p.parent for p in root.glob(f"*/{MANIFEST}") if (p.parent / "annotations.jsonl").exists())
 
 
 def run_queries(folder: str | Path, data: str | Path | None = None) -> tuple[list[Benchmark], list[Query]]:
@@ -41,7 +42,7 @@ def run_queries(folder: str | Path, data: str | Path | None = None) -> tuple[lis
     for entry in manifest.get("benchmarks", []):
         bench = load_benchmark(entry["name"], data)
         if entry.get("checksum") and entry["checksum"] != bench.checksum:
-            raise InputError(run.path("manifest.json"), f"benchmark {entry['name']} changed since the run "
+            raise InputError(run.path(MANIFEST), f"benchmark {entry['name']} changed since the run "
                              f"(checksum {bench.checksum[:12]} != {entry['checksum'][:12]})")
         benchmarks.append(bench)
     ids = {d.query_id for d in run.decompositions()}

@@ -27,6 +27,7 @@ from toolex.data.checksum import file_sha256
 from toolex.data.readers import iter_jsonl_numbered
 from toolex.data.records import Query, Tool
 from toolex.errors import InputError
+from toolex.io.artifact import MANIFEST
 
 STAGE_FILES = (SUBQUERIES, VERIFIED, COMBINATIONS)
 CHECKSUM_KIND = "sha256 of the stage files subqueries.jsonl, verified.jsonl, query_combo_verified.jsonl"
@@ -256,14 +257,14 @@ def load_items(folder: str | Path, data_dir: str | Path | None = None) -> tuple[
     art = ArtifactFolder(folder)
     manifest = art.manifest()
     if not manifest.get("benchmarks"):
-        raise InputError(art.path("manifest.json"),
+        raise InputError(art.path(MANIFEST),
                          "no benchmarks recorded; cannot show the queries and tools")
     queries: dict[str, Query] = {}
     tools: dict[str, Tool] = {}
     for entry in manifest["benchmarks"]:
         bench = load_benchmark(entry["name"], data_dir)
         if entry.get("checksum") and entry["checksum"] != bench.checksum:
-            raise InputError(art.path("manifest.json"), f"benchmark {entry['name']} changed since the run "
+            raise InputError(art.path(MANIFEST), f"benchmark {entry['name']} changed since the run "
                              f"(checksum {bench.checksum[:12]} != {entry['checksum'][:12]})")
         queries.update(bench.query_by_id)
         tools.update(bench.tools)

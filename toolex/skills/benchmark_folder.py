@@ -6,23 +6,23 @@ the manifest, and the tools are read back from that corpus.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolex.annotate.run_folder import write_json, write_jsonl
+from toolex.annotate.run_folder import write_jsonl
 from toolex.data.checksum import files_checksum
 from toolex.data.readers import iter_jsonl
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.errors import InputError
+from toolex.io.artifact import read_manifest, write_manifest
+from toolex.io.atomic import write_text
 from toolex.paths import resolve
 from toolex.skills.build import SkillQuery
 from toolex.skills.loader import default_corpus, load_skills
 
 QUERIES = "queries.jsonl"
 POOL = "pool_ids.txt"
-MANIFEST = "manifest.json"
 BENCHMARK_NAME = "skillret-style"
 
 
@@ -32,17 +32,9 @@ def write_benchmark(folder: str | Path, queries: list[SkillQuery], pool: Mapping
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     write_jsonl(folder / QUERIES, (q.to_json() for q in queries))
-    tmp = folder / (POOL + ".tmp")
-    tmp.write_text("".join(f"{i}\n" for i in pool), encoding="utf-8")
-    tmp.replace(folder / POOL)
-    write_json(folder / MANIFEST, manifest)
+    write_text(folder / POOL, "".join(f"{i}\n" for i in pool))
+    write_manifest(folder, "skills-benchmark", manifest)
     return folder
-
-
-def read_manifest(folder: str | Path) -> dict[str, Any]:
-    """The manifest of a benchmark folder (empty when there is none)."""
-    path = Path(folder) / MANIFEST
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 def read_queries(folder: str | Path) -> list[SkillQuery]:

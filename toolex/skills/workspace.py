@@ -24,15 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from toolex import __version__, keys, paths
 from toolex.annotate.pipeline import AnnotateConfig
-from toolex.annotate.run_folder import write_json
 from toolex.data.records import Benchmark, Tool
 from toolex.errors import InputError
 from toolex.experiments.workspace import ensure_toolex
+from toolex.io.artifact import write_manifest
 from toolex.llm import LLMSettings
 from toolex.llm.local import models_endpoint
 from toolex.paths import artifacts_dir, portable
 from toolex.skills.benchmark_folder import (
-    MANIFEST,
     POOL,
     QUERIES,
     read_benchmark,
@@ -190,7 +189,7 @@ def record_benchmark(benchmark: Benchmark) -> Path:
         manifest = read_manifest(source)  # written last: it marks a complete folder
         # no machine path in a committed file
         manifest["corpus"]["path"] = portable(manifest["corpus"]["path"])
-        write_json(target / MANIFEST, manifest)
+        write_manifest(target, "skills-benchmark", manifest)
     return target
 
 
