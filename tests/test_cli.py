@@ -56,6 +56,7 @@ def test_a_run_over_part_of_the_annotations_scores_only_its_queries(run_and_anno
     assert result["queries"] == 2 and result["missing_from_run"] == 0  # q3 is not in the run: left out
     assert result["tooleq"]["comp"] == pytest.approx(1.0)
     assert result["one_to_one"]["comp"] == pytest.approx(0.5)
+    assert "left out 1 of 3 annotated queries" in out.stderr
 
 
 def test_evaluate_table_and_errors(run_and_annotations, tmp_path):

@@ -25,7 +25,7 @@ def _tiny(monkeypatch):
 
     monkeypatch.setattr(calibrate, "load_benchmark", lambda name, data=None: tiny_benchmark())
     monkeypatch.setattr(calibrate, "default_model", lambda: MODEL)
-    monkeypatch.setattr(calibrate.JudgeOptions, "judge", lambda options, model: (
+    monkeypatch.setattr(calibrate.JudgeOptions, "judge", lambda options, model, data_dir=None: (
         OfflineSimilarityJudge(BagOfWords(), model), AnnotateConfig(retriever="bow", top_k=4), BagOfWords()))
 
 
@@ -106,3 +106,34 @@ def test_draw_review_export_calibrate_annotate(tmp_path, capsys):
         mp.undo()
     manifest = json.loads((tmp_path / "ann" / "manifest.json").read_text())
     assert manifest["judge"]["score_model"]["threshold"] == fitted.threshold
+
+
+def test_the_judge_options_resolve_a_fine_tuned_alias_against_the_data_folder(monkeypatch):
+    """``toolex calibrate --data D --retriever dense:minilm-ft`` means the model trained on D's benchmarks,
+    for the candidates and for the encoder alike."""
+    from toolex.annotate.judges.scoring import default_model
+    from toolex.experiments import calibrate as workflow
+    from toolex.experiments.calibrate import Embedder
+
+    monkeypatch.undo()  # the real JudgeOptions.judge, not the tiny one of the fixture
+    seen: list[tuple[str, object]] = []
+
+    def resolve(spec, data_dir=None):
+        seen.append((spec, data_dir))
+        return spec.replace("minilm-ft", "/models/minilm-ft-0123456789ab")
+
+    class Encoder(Embedder):  # type: ignore[misc]
+        def __init__(self, spec: str) -> None:
+            self.spec = spec
+
+    def open_(spec, data_dir=None, **options):
+        seen.append((spec, data_dir))
+        return Encoder(resolve(spec, data_dir))
+
+    monkeypatch.setattr(workflow, "resolve_spec", resolve)
+    monkeypatch.setattr(workflow, "open_retriever", open_)
+    monkeypatch.setattr(workflow, "OfflineSimilarityJudge", lambda encoder, model: encoder)
+    options = workflow.JudgeOptions(encoder="dense:minilm-ft", retriever="dense:minilm-ft")
+    encoder, config, candidates = options.judge(default_model(), "/my/data")
+    assert config.retriever == "dense:/models/minilm-ft-0123456789ab" and candidates is encoder
+    assert seen and all(data_dir == "/my/data" for _, data_dir in seen)

@@ -77,6 +77,8 @@ def test_an_app_opens_the_setting_whose_runs_are_on_disk(monkeypatch, capsys):
     monkeypatch.setattr(context, "runs_cached", lambda specs, workspace: workspace.smoke)
     assert context.open_cached_notebook({"SMOKE": False}).settings.smoke
     assert "opens the smoke setting" in capsys.readouterr().out
+    own = context.open_cached_notebook({"SMOKE": False, "K": 5})  # a setting of one's own is never swapped
+    assert not own.settings.smoke and own.settings.k == 5 and capsys.readouterr().out == ""
     monkeypatch.setattr(context, "runs_cached", lambda specs, workspace: True)
     analysis = context.open_cached_notebook({"SMOKE": False})
     assert not analysis.settings.smoke and analysis.workspace.queries == [1, 2]

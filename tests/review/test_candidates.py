@@ -87,6 +87,10 @@ def test_one_labeller_closes_the_loop(tmp_path, capsys):
     (tmp_path / "to_label.draw.json").write_text(json.dumps({"version": 1, "benchmark": "tiny"}))
     campaign_file = tmp_path / "c.sqlite"
     assert main(["review", "sample", "--items", str(drawn), "--campaign", str(campaign_file)]) == 0
+    again = ["review", "sample", "--items", str(drawn), "--campaign", str(campaign_file)]
+    assert main([*again, "--reviewers", "2"]) == 2  # a campaign keeps the rule it was started with
+    assert "asks for 1 review(s) per item, refusing --reviewers 2" in capsys.readouterr().err
+    assert main([*again, "--reviewers", "1"]) == 0 and main(again) == 0
     with Campaign(campaign_file) as campaign:
         assert campaign.reviewers_per_item == 1
         ids = campaign.item_ids()

@@ -79,7 +79,11 @@ def run(args: argparse.Namespace) -> int:
                                f"id (run: {first_run!r}, ...; annotations: {first_annotated!r}, ...): "
                                "nothing to score")
     if args.run_queries_only:
-        annotations = [a for a in annotations if a.query_id in ranked]
+        kept = [a for a in annotations if a.query_id in ranked]
+        if len(kept) < len(annotations):
+            print(f"note: --run-queries-only left out {len(annotations) - len(kept)} of {len(annotations)} "
+                  "annotated queries that are not in the run", file=sys.stderr, flush=True)
+        annotations = kept
     arrays = RunArrays.from_dict(ranked)
     evaluation = evaluate(arrays, annotations, k=effective_k(args.k, arrays, annotations))
     evaluation = dataclasses.replace(evaluation, k=args.k)

@@ -83,6 +83,7 @@ def _sample(args: argparse.Namespace) -> int:
     if Path(args.campaign).exists():  # refuse another run before loading anything
         with Campaign(args.campaign) as existing:
             existing.check_run(run_id, f"run {args.run}")
+            existing.check_reviewers(args.reviewers)
     gold = acceptable_sets(read_gold(args.gold)) if args.gold else None
     _, items = load_items(args.run, args.data)
     if gold is not None:
@@ -132,6 +133,7 @@ def _sample_items(args: argparse.Namespace) -> int:
     if Path(args.campaign).exists():
         with Campaign(args.campaign) as existing:
             existing.check_run(run_id, f"items {args.items}")
+            existing.check_reviewers(args.reviewers)
     with Campaign.create(args.campaign, run_id, meta) as campaign:
         added = campaign.add_items(items)
         total = len(campaign)

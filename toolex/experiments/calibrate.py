@@ -30,7 +30,7 @@ from toolex.data import load_benchmark
 from toolex.data.records import Benchmark
 from toolex.data.registry import own_gold
 from toolex.errors import InputError
-from toolex.experiments.finetune import open_retriever
+from toolex.experiments.finetune import open_retriever, resolve_spec
 from toolex.retrieval.base import Embedder
 from toolex.validate.gold import read_gold
 
@@ -52,16 +52,18 @@ class JudgeOptions:
         if self.reference_k < 0:
             raise InputError(None, f"--reference-k must be 0 or more, got {self.reference_k}")
 
-    def judge(self, model: ScoreModel) -> tuple[OfflineSimilarityJudge, AnnotateConfig, Any]:
+    def judge(self, model: ScoreModel,
+              data_dir: str | None = None) -> tuple[OfflineSimilarityJudge, AnnotateConfig, Any]:
         """The offline judge with ``model``, Stage 2's settings and its candidate retriever (the encoder
-        itself when they are the same spec, so it is loaded once)."""
+        itself when they are the same spec, so it is loaded once); a fine-tuned alias (``dense:minilm-ft``)
+        is the model trained on the benchmarks of ``data_dir``."""
         config = AnnotateConfig(top_k=self.top_k, reference_k=self.reference_k)
         if self.retriever:
-            config = dataclasses.replace(config, retriever=self.retriever)
-        encoder = open_retriever(self.encoder)
+            config = dataclasses.replace(config, retriever=resolve_spec(self.retriever, data_dir))
+        encoder = open_retriever(self.encoder, data_dir)
         if not isinstance(encoder, Embedder):
             raise InputError(None, f"--encoder {self.encoder!r} is not a dense encoder (dense:<model>)")
-        candidates = encoder if config.retriever == self.encoder else None
+        candidates = encoder if config.retriever == resolve_spec(self.encoder, data_dir) else None
         return OfflineSimilarityJudge(encoder, model), config, candidates
 
 
@@ -82,7 +84,7 @@ def draw_items(benchmark_name: str, n: int, out: str | Path, options: JudgeOptio
     stratum and inclusion probability) beside them."""
     benchmark = load_benchmark(benchmark_name, data_dir)
     model = default_model()
-    judge, config, candidates = options.judge(model)
+    judge, config, candidates = options.judge(model, data_dir)
     done = stage_two([benchmark], judge, config, candidates)
     first: dict[str, int] = {}  # a label file names items by (query, reference, candidate)
     for i, (item, slot) in enumerate(zip(done.items, done.slots)):
@@ -140,7 +142,7 @@ def fit_model(benchmark_name: str, out: str | Path, options: JudgeOptions = Judg
     written to ``out``."""
     benchmark = load_benchmark(benchmark_name, data_dir)
     acceptable = acceptable_for(benchmark, gold)
-    judge, config, candidates = options.judge(ScoreModel.untrained("features only"))
+    judge, config, candidates = options.judge(ScoreModel.untrained("features only"), data_dir)
     data = labelled_items([benchmark], acceptable, judge, config, retriever=candidates)
     record = {"data": f"{benchmark.name} (data sha256 {benchmark.checksum[:12]})",
               "gold": str(gold) if gold else "the benchmark's own", "encoder_spec": options.encoder,

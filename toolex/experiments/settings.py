@@ -45,7 +45,7 @@ def env_judge() -> str:
 #: The parameters every analysis notebook shares, by their name in its parameters cell, with the default of
 #: each (a callable is called): :meth:`ReportSettings.from_parameters` reads them, so none can be left behind.
 PARAMETERS: dict[str, Any] = {"SMOKE": env_smoke, "JUDGE": env_judge, "BENCHMARKS": None, "RETRIEVERS": None,
-                              "SAMPLE": None, "SEED": 0, "K": 10}
+                              "SAMPLE": None, "SEED": 0, "K": HEADLINE.k}
 
 
 @dataclass(frozen=True)

@@ -57,14 +57,16 @@ def open_notebook(parameters: Mapping[str, Any], retrievers: Sequence[str] | Non
 
 def open_cached_notebook(parameters: Mapping[str, Any], retrievers: Sequence[str] | None = None) -> Analysis:
     """:func:`open_notebook` for an app that should start on results that exist: where the parameters ask for
-    the default setting but its retrieval runs are not on disk while the smoke setting's are, it opens the
-    smoke setting and says so (``make paper`` computes the default's; ``make inspector SMOKE=1`` asks for
-    the smoke setting outright); where neither is on disk it says what it computes first."""
+    the default setting (no parameter but the judge changed) but its retrieval runs are not on disk while the
+    smoke setting's are, it opens the smoke setting and says so (``make paper`` computes the default's;
+    ``make inspector SMOKE=1`` asks for the smoke setting outright); where neither is on disk it says what it
+    computes first. A setting of one's own opens as asked."""
     settings = ReportSettings.from_parameters(parameters, retrievers)
     if settings.smoke:
         return open_analysis(settings)
     workspace = Workspace.load(settings)
-    if runs_cached(settings.retrievers, workspace):
+    default = ReportSettings.from_parameters({"SMOKE": False, "JUDGE": settings.judge}, retrievers)
+    if runs_cached(settings.retrievers, workspace) or settings != default:  # a setting of one's own: as asked
         return open_analysis(settings, workspace)
     smoke = ReportSettings.from_parameters({**parameters, "SMOKE": True}, retrievers)
     small = Workspace.load(smoke)

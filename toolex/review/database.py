@@ -128,6 +128,13 @@ class Campaign:
         row = self._db.execute("SELECT value FROM meta WHERE key=?", (REVIEWERS_SETTING,)).fetchone()
         return int(json.loads(row[0])) if row else REVIEWERS_PER_ITEM
 
+    def check_reviewers(self, asked: int | None) -> None:
+        """Refuse a number of reviewers per item other than the campaign's (``None``: not asked): a campaign
+        keeps the rule its first items were decided by."""
+        if asked is not None and asked != self.reviewers_per_item:
+            raise CampaignError(f"{self.path}: the campaign asks for {self.reviewers_per_item} review(s) per "
+                                f"item, refusing --reviewers {asked}; start another campaign file")
+
     def check_run(self, run: str, what: str = "this annotation run") -> None:
         if run != self.run:
             raise CampaignError(f"{self.path}: campaign samples run {self.run[:16]}…, refusing {what} "
