@@ -144,3 +144,68 @@ def test_the_review_screen_is_blind_to_the_judge(tmp_path):
         assert "Candidate combination" in text
         assert "0.488" not in text and not any(f in text for f in FEATURES) and "score" not in text.lower()
     assert "Model's rationale" in texts["shown"] and "Model's rationale" not in texts["hidden"]
+
+
+def test_the_calibration_loop_in_the_browser(tmp_path, monkeypatch, capsys):
+    """Draw → review in the app with one labeller → export the labels → calibrate → annotate: the loop a
+    researcher runs to place the judge on their own library, its review step driven in Chromium (the
+    benchmark the tiny one, the judge's encoder and retriever a bag of words)."""
+    import json
+
+    from playwright.sync_api import sync_playwright
+
+    import toolex.annotate.judges as judges
+    import toolex.commands.annotate as annotate_command
+    import toolex.experiments.finetune as finetune
+    from tests.annotate.fakes import BagOfWords, tiny_benchmark
+    from tests.annotate.test_calibrate_command import MODEL
+    from toolex.annotate.judges import OfflineSimilarityJudge
+    from toolex.annotate.judges.scoring import ScoreModel
+    from toolex.annotate.pipeline import AnnotateConfig
+    from toolex.cli import main
+    from toolex.experiments import calibrate
+
+    monkeypatch.setattr(calibrate, "load_benchmark", lambda name, data=None: tiny_benchmark())
+    monkeypatch.setattr(calibrate, "default_model", lambda: MODEL)
+    monkeypatch.setattr(calibrate.JudgeOptions, "judge", lambda options, model, data_dir=None: (
+        OfflineSimilarityJudge(BagOfWords(), model), AnnotateConfig(retriever="bow", top_k=4), BagOfWords()))
+    drawn, campaign_file = tmp_path / "to_label.jsonl", tmp_path / "c.sqlite"
+    assert main(["calibrate", "--benchmark", "tiny", "--draw", "6", "--out", str(drawn)]) == 0
+    assert main(["review", "sample", "--items", str(drawn), "--campaign", str(campaign_file)]) == 0
+    env = {**os.environ, "TOOLEX_REVIEW_CAMPAIGN": str(campaign_file)}
+    answered: list[str] = []
+    with serve(paths.ROOT / "notebooks" / "review_app.ipynb", env, tmp_path / "voila.log") as served, \
+            sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1600})
+            _login(page, served.url, "ann")
+            page.wait_for_selector(".toolex-review-item h3", timeout=60_000)
+            assert "Can the candidate tool replace the reference tool" in page.locator(
+                ".toolex-review-item").inner_text()
+            while current := page.evaluate(CURRENT):
+                answered.append(current)
+                quick = page.locator(".toolex-review-quick input")
+                quick.fill("v" if len(answered) % 2 else "i2 does another thing")
+                quick.press("Enter")
+                page.wait_for_function(f"c => ({CURRENT})() !== c", arg=current, timeout=30_000)
+            assert "Nothing left to review" in page.locator(".toolex-review-empty").inner_text()
+        finally:
+            browser.close()
+    assert len(answered) == 6  # one labeller decides every drawn item
+    labels = tmp_path / "labels.jsonl"
+    assert main(["review", "export", "--campaign", str(campaign_file), "--out", str(tmp_path / "out"),
+                 "--labels", str(labels)]) == 0
+    assert "6 labels written" in capsys.readouterr().out
+    judge = tmp_path / "judge.json"
+    assert main(["calibrate", "--benchmark", "tiny", "--labels", str(labels), "--out", str(judge)]) == 0
+    fitted = ScoreModel.load(judge)
+    assert fitted.calibration["per_benchmark"]["labels"] == 6
+    monkeypatch.setattr(annotate_command, "load_benchmark", lambda name, data=None: tiny_benchmark())
+    monkeypatch.setattr(finetune, "open_retriever", lambda spec, data_dir=None, **options: BagOfWords())
+    monkeypatch.setattr(judges, "build_judge", lambda kind, model_file=None, **options:
+                        OfflineSimilarityJudge(BagOfWords(), ScoreModel.load(model_file)))
+    assert main(["annotate", "--benchmark", "tiny", "--retriever", "bow", "--judge", "offline",
+                 "--judge-model", str(judge), "--out", str(tmp_path / "ann"), "--no-progress"]) == 0
+    manifest = json.loads((tmp_path / "ann" / "manifest.json").read_text())
+    assert manifest["judge"]["score_model"]["threshold"] == fitted.threshold
