@@ -47,6 +47,14 @@ class Draw:
     sizes: dict[str, dict[str, int]]
 
 
+    def record_items(self, keys: Sequence[str] | Mapping[int, str],
+                     probabilities: np.ndarray) -> dict[str, dict[str, Any]]:
+        """The draw record's items: each drawn item's key (``keys[i]`` of item ``i``, as :func:`item_key`
+        makes it) with its score, inclusion probability and stratum, what :func:`fit_threshold` weighs."""
+        return {keys[i]: {"score": float(probabilities[i]), "inclusion": float(q), "stratum": s}
+                for i, q, s in zip(self.indices, self.inclusion, self.strata)}
+
+
 def strata_of(probabilities: np.ndarray, model: ScoreModel) -> list[str]:
     """``near`` inside the model's band, ``below-i`` / ``above-i`` for equal-count bins outside it."""
     p = np.asarray(probabilities, dtype=np.float64)

@@ -98,13 +98,12 @@ def draw_items(benchmark_name: str, n: int, out: str | Path, options: JudgeOptio
     picked = [unique[i] for i in drawn.indices]
     records = [to_label(done.items[i], done.slots[i].query_id, query[done.slots[i].query_id].text,
                         query[done.slots[i].query_id].category) for i in picked]
-    keys = [item_key(r["query_id"], r["reference"], r["candidate"]) for r in records]
     record = {"benchmark": benchmark.name, "data_sha256": benchmark.checksum, "seed": seed,
               "judge": judge.name, "score_model": model.identity(), "items_total": len(unique),
               "decision_threshold": decider.threshold, "decision_band": list(decider.band),
               "strata": drawn.sizes, "procedure": PROCEDURE,
-              "items": {k: {"score": float(probabilities[i]), "inclusion": float(q), "stratum": s}
-                        for k, i, q, s in zip(keys, drawn.indices, drawn.inclusion, drawn.strata)}}
+              "items": drawn.record_items({i: item_key(r["query_id"], r["reference"], r["candidate"])
+                                          for i, r in zip(drawn.indices, records)}, probabilities)}
     sidecar = write_draw(out, records, record)
     return DrawnItems(Path(out), sidecar, len(records), len(unique))
 

@@ -331,9 +331,7 @@ def labelled_model(model: ScoreModel, part: Part, n: int, seed: int = 0) -> Scor
     drawn = draw(probabilities, model, n, seed)
     keys = [item_key(slot.query_id, part.items.items[i].reference.id, slot.tool_id)
             for i, slot in enumerate(part.items.slots)]
-    record = {"benchmark": part.benchmark.name,
-              "items": {keys[i]: {"score": float(probabilities[i]), "inclusion": float(q)}
-                        for i, q in zip(drawn.indices, drawn.inclusion)}}
+    record = {"benchmark": part.benchmark.name, "items": drawn.record_items(keys, probabilities)}
     slots, items = part.items.slots, part.items.items
     labels = [Label(slots[i].query_id, items[i].reference.id, slots[i].tool_id, bool(part.items.labels[i]))
               for i in drawn.indices]
