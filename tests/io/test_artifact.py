@@ -20,6 +20,7 @@ from toolex.io.artifact import (
     publish_folder,
     read_manifest,
     refuse_other,
+    restore_aside,
     write_manifest,
 )
 
@@ -70,7 +71,7 @@ def test_another_identity_or_kind_is_refused(tmp_path: Path) -> None:
     assert refuse_other(folder, "downstream", {"a": 1, "b": (1,)}, "downstream run")["note"] == "kept"
     with pytest.raises(InputError, match=r"another downstream run \(differs in a\)"):
         refuse_other(folder, "downstream", {"a": 2, "b": [1]}, "downstream run")
-    with pytest.raises(InputError, match="holds a downstream artifact"):
+    with pytest.raises(InputError, match="holds an artifact of kind .downstream."):
         refuse_other(folder, "model", {"a": 1, "b": [1]}, "fine-tuned model")
 
 
@@ -80,6 +81,34 @@ def test_a_manifest_without_a_kind_is_named_by_where_it_lies(tmp_path: Path) -> 
     (folder / MANIFEST).write_text(json.dumps({"base": "minilm"}))
     assert kind_of(folder) == "model"
     assert kind_of(tmp_path) is None
+    nested = tmp_path / "annotations" / "work" / "downstream" / "run"  # the nearest folder names it
+    nested.mkdir(parents=True)
+    (nested / MANIFEST).write_text(json.dumps({"identity": {"a": 1}}))
+    assert kind_of(nested) == "downstream"
+    assert refuse_other(nested, "downstream", {"a": 1}, "downstream run")["identity"] == {"a": 1}
+
+
+def test_a_manifest_rewritten_names_the_version_that_wrote_it(tmp_path: Path) -> None:
+    write_manifest(tmp_path, "downstream", {"toolex_version": "0.0.1", "identity": {"a": 1}})
+    assert read_manifest(tmp_path)["toolex_version"] == __version__
+
+
+def test_the_kept_downstream_run_opens_again_as_the_same_run(tmp_path: Path) -> None:
+    """The committed downstream run's manifest, written before the envelope, is the same run for
+    :class:`RunFolder` (its identity survives the JSON round trip) and gains the envelope when rewritten."""
+    import shutil
+
+    from toolex import paths
+    from toolex.downstream.run import RunFolder
+
+    (kept,) = [p for p in (paths.ROOT / "data" / "downstream").iterdir() if (p / MANIFEST).exists()]
+    copy = tmp_path / "downstream" / kept.name
+    shutil.copytree(kept, copy)
+    identity = read_manifest(copy)["identity"]
+    folder = RunFolder(copy, identity)
+    assert read_manifest(copy)["kind"] == "downstream" and folder.manifest["identity"] == identity
+    with pytest.raises(InputError, match="another downstream run"):
+        RunFolder(copy, {**identity, "max_steps": -1})
 
 
 def test_publishing_a_folder_replaces_the_former_whole(tmp_path: Path) -> None:
@@ -91,6 +120,19 @@ def test_publishing_a_folder_replaces_the_former_whole(tmp_path: Path) -> None:
     publish_folder(built, target)
     assert sorted(p.name for p in target.iterdir()) == ["new.bin"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]  # nothing left aside
+
+
+def test_a_folder_left_aside_by_a_killed_publication_is_put_back(tmp_path: Path, capsys) -> None:
+    target = tmp_path / "model"
+    aside = tmp_path / ".model.old-99999"  # killed between moving the former aside and renaming the new in
+    aside.mkdir()
+    (aside / "old.bin").write_text("old")
+    older = tmp_path / ".model.old-1"  # an older leftover
+    older.mkdir()
+    os.utime(older, (1, 1))
+    assert restore_aside(target) and (target / "old.bin").read_text() == "old"
+    assert "restored" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
 
 
 def test_a_failed_publication_keeps_the_former_folder(tmp_path: Path, monkeypatch) -> None:

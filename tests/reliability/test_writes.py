@@ -41,6 +41,24 @@ def test_retrieve_refuses_to_overwrite_a_different_run(tiny_data: Path, tmp_path
     assert main(_retrieve(tiny_data, foreign)) == 2 and foreign.read_text() == "q Q0 d 1 1.0 x\n"
 
 
+def test_a_run_described_before_the_manifest_envelope_is_still_this_run(tiny_data: Path, tmp_path: Path,
+                                                                          capsys) -> None:
+    """A description written before the envelope holds the identity's fields at its top level beside the
+    run's own (queries, seconds, digest): the same run there is a repeat, another one is refused."""
+    out = tmp_path / "bm25.trec"
+    assert main(_retrieve(tiny_data, out, "--k", "5")) == 0
+    sidecar = Path(f"{out}.json")
+    today = json.loads(sidecar.read_text())
+    former = {**today["identity"], "queries": today["queries"], "seconds": today["seconds"],
+              "run_file": today["run_file"]}
+    sidecar.write_text(json.dumps(former))
+    assert main(_retrieve(tiny_data, out, "--k", "5")) == 0
+    assert json.loads(sidecar.read_text())["kind"] == "run"  # written again with the envelope
+    sidecar.write_text(json.dumps(former))
+    assert main(_retrieve(tiny_data, out, "--k", "3")) == 2
+    assert "holds a different run" in capsys.readouterr().err
+
+
 def test_huge_retrieve_k_is_capped_by_the_pool(tiny_data: Path, tmp_path: Path) -> None:
     out = tmp_path / "all.trec"
     assert main(_retrieve(tiny_data, out, "--k", str(10**9))) == 0

@@ -46,7 +46,6 @@ class Draw:
     inclusion: np.ndarray
     sizes: dict[str, dict[str, int]]
 
-
     def record_items(self, keys: Sequence[str] | Mapping[int, str],
                      probabilities: np.ndarray) -> dict[str, dict[str, Any]]:
         """The draw record's items: each drawn item's key (``keys[i]`` of item ``i``, as :func:`item_key`

@@ -151,7 +151,7 @@ class ToolEX:
         for stage in held:
             stages[stage]["key"] = self._stage_key(stage)
         manifest["data_fingerprint"] = self.data_fingerprint
-        self.folder.write_manifest(manifest, complete=manifest.get("status") == "complete")
+        self.folder.write_manifest(manifest, complete=self.folder.complete())
         print(f"[toolex] {self.folder.folder}: data fingerprint and {len(held)} of {len(stages)} stage keys "
               f"rewritten in the {keys.KEY_LENGTH}-character format", file=sys.stderr)
 

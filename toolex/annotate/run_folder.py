@@ -68,6 +68,13 @@ class ArtifactFolder:
                 print(f"[toolex] {exc}; its stages are checked again and redone", file=sys.stderr)
             return {}
 
+    def complete(self) -> bool:
+        """Whether the folder holds a finished run: its manifest lists its files and is not ``partial`` (one
+        written before the status existed counts by its files), and the export exists."""
+        manifest = self.manifest()
+        return (bool(manifest.get("files")) and manifest.get("status", "complete") == "complete"
+                and self.annotations_path().exists())
+
     def write_manifest(self, manifest: dict[str, Any], complete: bool) -> None:
         """Write the manifest atomically with the envelope of every artifact (kind ``annotations``; status
         ``partial`` while stages run, ``complete`` once the export is written)."""

@@ -59,7 +59,7 @@ def refuse_other_run(path: Path, identity: dict[str, Any]) -> None:
         meta = read_manifest(path)
     except InputError:
         meta = {}
-    held = meta.get("identity", meta)
+    held = meta["identity"] if "identity" in meta else {k: meta.get(k) for k in identity}
     if not meta or different_identity(held, identity) or meta.get("run_file") != file_digest(path):
         raise ToolexError(f"{path}: holds a different run (or one without its {manifest_path(path).name}); "
                           "choose another --out or pass --force to overwrite it")

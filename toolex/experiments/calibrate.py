@@ -145,7 +145,7 @@ def fit_model(benchmark_name: str, out: str | Path, options: JudgeOptions = Judg
     data = labelled_items([benchmark], acceptable, judge, config, retriever=candidates)
     record = {"data": f"{benchmark.name} (data sha256 {benchmark.checksum[:12]})",
               "gold": str(gold) if gold else "the benchmark's own", "encoder_spec": options.encoder,
-              "candidates": {"retriever": config.retriever, "top_k": config.top_k,
+              "candidates": {"retriever": options.retriever or config.retriever, "top_k": config.top_k,
                              **({"reference_k": config.reference_k} if config.reference_k else {})}}
     model = calibrate(data, judge.encoder.short, l2, band_errors, record)
     model.save(out)

@@ -11,7 +11,7 @@ from typing import Any
 
 from toolex import paths
 from toolex.annotate.run_folder import ANNOTATIONS
-from toolex.io.artifact import MANIFEST
+from toolex.io.artifact import read_manifest
 from toolex.metrics.measures import HEADLINE
 
 #: Licences of the sources, as the data README states them.
@@ -113,7 +113,7 @@ def datasheet(folder: str | Path, workspace: str, kind: str = "tooleq") -> str:
     """The datasheet of a release of the annotation folder ``folder`` (``kind``: one of :data:`KINDS`)."""
     about = KINDS[kind]
     folder = Path(folder)
-    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    manifest = read_manifest(folder, required=True)
     counts = annotation_counts(folder)
     total = sum(r["queries"] for r in counts)
     if not total:

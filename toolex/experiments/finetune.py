@@ -45,7 +45,7 @@ from toolex.data.records import Benchmark, Query, Tool
 from toolex.data.registry import pool_identity
 from toolex.errors import InputError
 from toolex.io.annotations import read_annotations
-from toolex.io.artifact import MANIFEST, publish_folder, read_manifest, write_manifest
+from toolex.io.artifact import MANIFEST, publish_folder, read_manifest, restore_aside, write_manifest
 from toolex.io.progress import Tracker, duration
 from toolex.retrieval.base import Retriever, retrieve_over_pools
 from toolex.retrieval.encoders import FINETUNED_ALIAS, embedded_model
@@ -244,7 +244,7 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
         optimiser, lambda step: min((step + 1) / warmup, max(0.0, (len(plan) - step) / decay)))
     tokenize = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers >= 5.2 renamed it
     model.train()
-    losses = []
+    losses: list[float | None] = []
     tracker, looped = announced(settings, len(triples), len(plan), out.parent), time.perf_counter()
     for batch in tqdm(plan, desc="fine-tune", disable=not progress, unit="batch"):
         columns = ([t.query for t in batch], [t.positive for t in batch], [t.negative for t in batch])
@@ -256,7 +256,8 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
         optimiser.step()
         schedule.step()
         optimiser.zero_grad()
-        losses.append(round(float(loss.detach()), 5))
+        value = float(loss.detach())
+        losses.append(round(value, 5) if math.isfinite(value) else None)  # a diverged batch: no JSON number
         tracker.update()
     model.eval()
     model.max_seq_length = reads  # the tuned model reads what its base reads, so only the weights differ
@@ -313,7 +314,8 @@ def expected_duration(settings: FinetuneSettings, steps: int, models: Path) -> s
 
 
 def _manifest(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], triples: Sequence[Triple],
-              steps: int, losses: Sequence[float], reads: int | None, started: float) -> dict[str, Any]:
+              steps: int, losses: Sequence[float | None], reads: int | None,
+              started: float) -> dict[str, Any]:
     """What a trained model's ``manifest.json`` says: settings, labels, data, training, losses, versions."""
     queries = {t.query_id for t in triples}
     tenth = max(1, len(losses) // 10)
@@ -336,8 +338,10 @@ def _manifest(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], tripl
     }
 
 
-def _mean(values: Sequence[float]) -> float:
-    return round(sum(values) / len(values), 5) if values else float("nan")
+def _mean(values: Sequence[float | None]) -> float | None:
+    """The mean of the finite losses (None where there is none: JSON has no NaN)."""
+    finite = [v for v in values if v is not None]
+    return round(sum(finite) / len(finite), 5) if finite else None
 
 
 def _st_version() -> str:
@@ -355,6 +359,7 @@ def ensure_finetuned(settings: FinetuneSettings | None = None, data_dir: str | P
     have = {b.name: b for b in loaded or ()}
     benchmarks = [have.get(name) or load_benchmark(name, data_dir) for name in settings.benchmarks]
     out = _model_dir(settings, settings_key(settings, benchmarks))
+    restore_aside(out)  # a model a killed publication left aside is this model
     if force or not (out / MANIFEST).exists():
         train(settings, benchmarks, out, data_dir, progress)
     return out

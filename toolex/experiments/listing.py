@@ -10,7 +10,14 @@ from typing import Any
 
 from toolex import paths
 from toolex.errors import InputError
-from toolex.io.artifact import MANIFEST, adopt_sidecar, read_manifest, write_manifest
+from toolex.io.artifact import (
+    MANIFEST,
+    adopt_sidecar,
+    manifest_path,
+    read_manifest,
+    read_manifest_file,
+    write_manifest,
+)
 
 #: The kinds ``toolex cached --kind`` takes, each with the artifact kind of :data:`toolex.io.artifact.KINDS`.
 KINDS = {"annotations": "annotations", "runs": "run", "models": "model", "skills": "skills-benchmark",
@@ -18,9 +25,10 @@ KINDS = {"annotations": "annotations", "runs": "run", "models": "model", "skills
 
 
 def _manifest(path: Path) -> tuple[dict[str, Any], str | None]:
-    """A manifest and, where it cannot be read, why (the row says so rather than the listing failing)."""
+    """The manifest of an artifact folder, or the manifest file ``path`` itself, and, where it cannot be read,
+    why (the row says so rather than the listing failing)."""
     try:
-        return read_manifest(path), None
+        return (read_manifest_file(path) if path.suffix == ".json" else read_manifest(path)), None
     except InputError as exc:
         return {}, str(exc)
 
@@ -52,8 +60,8 @@ def _annotations(root: Path) -> Iterator[dict[str, Any]]:
 
 def _runs(root: Path) -> Iterator[dict[str, Any]]:
     for path in sorted((root / "runs").rglob("*.trec")):
-        adopt_sidecar(path)
-        about, problem = _manifest(path)
+        described = adopt_sidecar(path) or manifest_path(path)
+        about, problem = _manifest(described)
         # <retriever slug>.<pool or level>[.<key>].trec; a slug may hold dots
         parts = path.name.rsplit(".", 3 if path.parent.name == "report" else 2)
         setting = (f"{about['retriever']} over {about['workspace']}, {about['level']}"

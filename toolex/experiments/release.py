@@ -31,7 +31,7 @@ from toolex import __version__, keys, paths
 from toolex.annotate.pipeline import STAGE_FILES as STAGE_FILE_OF
 from toolex.annotate.run_folder import ANNOTATIONS, ArtifactFolder
 from toolex.errors import InputError
-from toolex.io.artifact import MANIFEST
+from toolex.io.artifact import MANIFEST, read_manifest
 from toolex.io.atomic import atomic_writer, write_json
 from toolex.io.lock import FolderLock
 
@@ -58,7 +58,7 @@ def build(folder: str | Path, out: str | Path, about: Mapping[str, Any], datashe
     the datasheet text."""
     source = ArtifactFolder(folder)
     manifest = source.manifest()
-    if not manifest.get("files") or not source.annotations_path().exists():
+    if not source.complete():
         raise InputError(str(folder), "not a complete annotation folder (no manifest files or annotations)")
     out = Path(out)
     staging = out.with_name(out.name + ".building")
@@ -159,13 +159,12 @@ def verify(release: str | Path, expected_folder: str | None = None,
     missing = [name for name in STAGE_FILES if name not in files]
     if missing:
         result.problems.append(f"{RELEASE_FILE}: lists no {', '.join(missing)}")
-    manifest_path = release / MANIFEST
     stage_sums: dict[str, str] = {}
     try:
-        if keys.checksum(manifest_path.read_bytes()) != record.get("manifest_sha256"):
+        if keys.checksum((release / MANIFEST).read_bytes()) != record.get("manifest_sha256"):
             result.problems.append(f"{MANIFEST}: its sha256 differs from {RELEASE_FILE}")
-        stage_sums = stage_sha256(json.loads(manifest_path.read_text(encoding="utf-8")))
-    except (OSError, json.JSONDecodeError, AttributeError) as exc:
+        stage_sums = stage_sha256(read_manifest(release, required=True))
+    except (OSError, InputError, AttributeError) as exc:
         result.problems.append(f"{MANIFEST}: missing or unreadable ({exc})")
     for name, entry in files.items():
         path = release / f"{name}.gz"

@@ -161,7 +161,7 @@ def toolex_folder(label: str, key: Any, config: Any, kind: str, judge: Any = Non
 
 
 def complete(folder: ArtifactFolder) -> bool:
-    return bool(folder.manifest().get("files") and folder.annotations_path().exists())
+    return folder.complete()
 
 
 def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries: Sequence[Query],

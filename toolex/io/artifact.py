@@ -43,21 +43,28 @@ KINDS: dict[str, str] = {"annotations": "annotations", "run": "runs", "model": "
 STATUSES = ("partial", "complete")
 #: What a file artifact's description adds to the file's name (``bm25.trec`` → ``bm25.trec.json``).
 SIDECAR = ".json"
+#: The suffixes of file artifacts, so a file not yet written is told from a folder with a dot in its name.
+FILE_SUFFIXES = (".trec",)
 
 
 def manifest_path(artifact: str | Path) -> Path:
     """Where the manifest of ``artifact`` lies: ``<folder>/manifest.json`` for a folder (or a name without a
     suffix), ``<file>.json`` for a file."""
     artifact = Path(artifact)
-    if artifact.is_dir() or (not artifact.exists() and not artifact.suffix):
-        return artifact / MANIFEST
-    return Path(str(artifact) + SIDECAR)
+    if artifact.is_file() or artifact.suffix in FILE_SUFFIXES:
+        return Path(str(artifact) + SIDECAR)
+    return artifact / MANIFEST
 
 
 def read_manifest(artifact: str | Path, required: bool = False) -> dict[str, Any]:
     """The manifest of a folder or file artifact: ``{}`` when there is none (an error naming the path with
     ``required``); a manifest that is not a JSON object is an error naming its file."""
-    path = manifest_path(artifact)
+    return read_manifest_file(manifest_path(artifact), required)
+
+
+def read_manifest_file(path: str | Path, required: bool = False) -> dict[str, Any]:
+    """:func:`read_manifest` of the manifest file itself (a description under a former name)."""
+    path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -92,7 +99,7 @@ def write_manifest(artifact: str | Path, kind: str, record: Mapping[str, Any], s
                    identity: Mapping[str, Any] | None = None, indent: int = 2) -> Path:
     """Write the manifest of ``artifact`` atomically: the envelope, then ``record``'s own fields (an
     ``identity`` in ``record`` is kept where none is given)."""
-    body = {k: v for k, v in record.items() if k not in ("kind", "schema", "status")}
+    body = {k: v for k, v in record.items() if k not in ("kind", "schema", "status", "toolex_version")}
     if identity is None and "identity" in body:
         identity = body["identity"]
     body.pop("identity", None)
@@ -106,8 +113,8 @@ def kind_of(artifact: str | Path, manifest: Mapping[str, Any] | None = None) -> 
     named = manifest.get("kind")
     if isinstance(named, str) and named in KINDS:
         return named
-    parents = {p.name for p in Path(artifact).resolve().parents}
-    return next((kind for kind, folder in KINDS.items() if folder in parents), None)
+    folders = {folder: kind for kind, folder in KINDS.items()}
+    return next((folders[p.name] for p in Path(artifact).resolve().parents if p.name in folders), None)
 
 
 def different_identity(held: Mapping[str, Any] | None, wanted: Mapping[str, Any]) -> list[str]:
@@ -125,7 +132,8 @@ def refuse_other(artifact: str | Path, kind: str, identity: Mapping[str, Any], w
         return kept
     held_kind = kind_of(artifact, kept)
     if held_kind not in (None, kind):
-        raise InputError(manifest_path(artifact), f"holds a {held_kind} artifact, not {what}; {advice}")
+        raise InputError(manifest_path(artifact), f"holds an artifact of kind {held_kind!r}, not {what}; "
+                                                  f"{advice}")
     changed = different_identity(kept.get("identity"), identity)
     if changed:
         raise InputError(manifest_path(artifact), f"the folder holds another {what} (differs in "
@@ -134,9 +142,11 @@ def refuse_other(artifact: str | Path, kind: str, identity: Mapping[str, Any], w
 
 
 def publish_folder(built: Path, target: Path) -> Path:
-    """Move a folder written in full at ``built`` (beside ``target``) to ``target``: a former ``target`` is
-    first moved aside and removed only after the rename, so a reader finds the former or the new folder, never
-    none or half of one."""
+    """Move a folder written in full at ``built`` (beside ``target``) to ``target``. A former ``target`` is
+    moved aside first and removed after the rename, so a reader finds the former or the new folder, except
+    for the instant between the two renames; a process killed in that instant leaves the former folder aside,
+    and the next publication (or :func:`restore_aside`) puts it back before anything else."""
+    restore_aside(target)
     aside = target.with_name(f".{target.name}.old-{os.getpid()}")
     if target.exists():
         os.replace(target, aside)
@@ -150,9 +160,24 @@ def publish_folder(built: Path, target: Path) -> Path:
     return target
 
 
+def restore_aside(target: Path) -> bool:
+    """Put back a former folder that a killed :func:`publish_folder` left aside (``.<name>.old-<pid>``) where
+    ``target`` is missing; remove such leftovers where it exists. Returns whether it restored one."""
+    leftovers = sorted(target.parent.glob(f".{target.name}.old-*"), key=lambda p: p.stat().st_mtime)
+    restored = False
+    if leftovers and not target.exists():
+        os.replace(leftovers.pop(), target)
+        print(f"[toolex] {target}: restored the folder a killed publication left aside", file=sys.stderr)
+        restored = True
+    for leftover in leftovers:
+        shutil.rmtree(leftover, ignore_errors=True)
+    return restored
+
+
 def adopt_sidecar(path: str | Path, former_suffix: str = ".json") -> Path | None:
     """The description of a file artifact, a former name (``bm25.json`` beside ``bm25.trec``) renamed to
-    today's (``bm25.trec.json``) with a message; ``None`` when it has neither."""
+    today's (``bm25.trec.json``) with a message; the former name as it is where the folder cannot be
+    written; ``None`` when it has neither."""
     path = Path(path)
     today = manifest_path(path)
     if today.exists():
@@ -160,7 +185,10 @@ def adopt_sidecar(path: str | Path, former_suffix: str = ".json") -> Path | None
     former = path.with_suffix(former_suffix)
     if former == today or not former.exists():
         return None
-    os.replace(former, today)
+    try:
+        os.replace(former, today)
+    except OSError:
+        return former
     print(f"[toolex] {former}: renamed to {today.name} (the name every run description has now)",
           file=sys.stderr)
     return today

@@ -27,7 +27,7 @@ from toolex.annotate.pipeline import AnnotateConfig
 from toolex.data.records import Benchmark, Tool
 from toolex.errors import InputError
 from toolex.experiments.workspace import ensure_toolex
-from toolex.io.artifact import write_manifest
+from toolex.io.artifact import MANIFEST, write_manifest
 from toolex.llm import LLMSettings
 from toolex.llm.local import models_endpoint
 from toolex.paths import artifacts_dir, portable
@@ -112,7 +112,7 @@ def _existing_llm_folder(settings: SkillSettings, checksum: str) -> Path | None:
     """A complete LLM-written benchmark of these settings and this corpus, built here or recorded."""
     wanted = json.loads(json.dumps(asdict(settings)))
     for root in (skills_dir(), recorded_skills_dir()):
-        for manifest_path in sorted(root.glob(f"{settings.label}-llm-*/benchmark/manifest.json")):
+        for manifest_path in sorted(root.glob(f"{settings.label}-llm-*/benchmark/{MANIFEST}")):
             manifest = read_manifest(manifest_path.parent)
             if manifest.get("corpus", {}).get("checksum") == checksum and manifest.get("settings") == wanted:
                 return manifest_path.parent
