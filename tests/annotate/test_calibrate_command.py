@@ -82,6 +82,12 @@ def test_draw_review_export_calibrate_annotate(tmp_path, capsys):
     with Campaign(campaign_file) as campaign:
         for i, item in enumerate(campaign.items()):
             campaign.decide(item.item_id, "ann", i % 2 == 0, None if i % 2 == 0 else "near_synonym")
+    export_calibrate_annotate(tmp_path, campaign_file, capsys)
+
+
+def export_calibrate_annotate(tmp_path, campaign_file, capsys) -> None:
+    """The loop after the review: export the campaign's labels (all six drawn items), place the threshold,
+    annotate the tiny benchmark with the placed judge (its encoder and retriever a bag of words)."""
     labels = tmp_path / "labels.jsonl"
     assert main(["review", "export", "--campaign", str(campaign_file), "--out", str(tmp_path / "out"),
                  "--labels", str(labels)]) == 0

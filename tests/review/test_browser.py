@@ -150,17 +150,11 @@ def test_the_calibration_loop_in_the_browser(tmp_path, monkeypatch, capsys):
     """Draw → review in the app with one labeller → export the labels → calibrate → annotate: the loop a
     researcher runs to place the judge on their own library, its review step driven in Chromium (the
     benchmark the tiny one, the judge's encoder and retriever a bag of words)."""
-    import json
-
     from playwright.sync_api import sync_playwright
 
-    import toolex.annotate.judges as judges
-    import toolex.commands.annotate as annotate_command
-    import toolex.experiments.finetune as finetune
     from tests.annotate.fakes import BagOfWords, tiny_benchmark
-    from tests.annotate.test_calibrate_command import MODEL
+    from tests.annotate.test_calibrate_command import MODEL, export_calibrate_annotate
     from toolex.annotate.judges import OfflineSimilarityJudge
-    from toolex.annotate.judges.scoring import ScoreModel
     from toolex.annotate.pipeline import AnnotateConfig
     from toolex.cli import main
     from toolex.experiments import calibrate
@@ -193,19 +187,4 @@ def test_the_calibration_loop_in_the_browser(tmp_path, monkeypatch, capsys):
         finally:
             browser.close()
     assert len(answered) == 6  # one labeller decides every drawn item
-    labels = tmp_path / "labels.jsonl"
-    assert main(["review", "export", "--campaign", str(campaign_file), "--out", str(tmp_path / "out"),
-                 "--labels", str(labels)]) == 0
-    assert "6 labels written" in capsys.readouterr().out
-    judge = tmp_path / "judge.json"
-    assert main(["calibrate", "--benchmark", "tiny", "--labels", str(labels), "--out", str(judge)]) == 0
-    fitted = ScoreModel.load(judge)
-    assert fitted.calibration["per_benchmark"]["labels"] == 6
-    monkeypatch.setattr(annotate_command, "load_benchmark", lambda name, data=None: tiny_benchmark())
-    monkeypatch.setattr(finetune, "open_retriever", lambda spec, data_dir=None, **options: BagOfWords())
-    monkeypatch.setattr(judges, "build_judge", lambda kind, model_file=None, **options:
-                        OfflineSimilarityJudge(BagOfWords(), ScoreModel.load(model_file)))
-    assert main(["annotate", "--benchmark", "tiny", "--retriever", "bow", "--judge", "offline",
-                 "--judge-model", str(judge), "--out", str(tmp_path / "ann"), "--no-progress"]) == 0
-    manifest = json.loads((tmp_path / "ann" / "manifest.json").read_text())
-    assert manifest["judge"]["score_model"]["threshold"] == fitted.threshold
+    export_calibrate_annotate(tmp_path, campaign_file, capsys)
