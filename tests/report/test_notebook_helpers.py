@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pandas as pd
 
+from toolex.metrics.measures import HEADLINE
 from toolex.report import rank_cdf, stages
 from toolex.report.validation import credit_by_domain
 
@@ -86,3 +87,23 @@ def test_an_app_opens_the_setting_whose_runs_are_on_disk(monkeypatch, capsys):
     monkeypatch.setattr(context, "runs_cached", lambda specs, workspace: False)
     assert not context.open_cached_notebook({"SMOKE": False}).settings.smoke
     assert "Computing the retrieval runs" in capsys.readouterr().out
+
+
+def test_every_notebook_opens_its_settings_from_its_parameters_cell(monkeypatch):
+    """Notebooks 07 and 09 open as 04 does, from their parameters cell's names (the defaults of
+    ``settings.PARAMETERS`` where a cell leaves one out)."""
+    from toolex import skills
+    from toolex.report import validation
+    from toolex.skills import analysis as skill_analysis
+
+    opened = []
+    monkeypatch.setattr(validation, "open_analysis", lambda settings: opened.append(settings) or settings)
+    validation.open_validation_notebook({"SMOKE": True, "JUDGE": "cascade", "SAMPLE": None, "SEED": 3})
+    (settings,) = opened
+    assert settings.judge == "cascade" and settings.sample == validation.SMOKE_QUERIES and settings.seed == 3
+    assert settings.benchmarks == (validation.VALIDATION_BENCHMARK,) and settings.k == HEADLINE.k
+    calls = []
+    monkeypatch.setattr(skill_analysis, "open_skill_analysis", lambda *args: calls.append(args))
+    skills.open_skill_notebook({"SMOKE": "1", "JUDGE": "offline", "GENERATOR": "recorded"})
+    (given,) = calls
+    assert given[0] == skills.SkillSettings.for_smoke() and given[1:3] == ("offline", "recorded")

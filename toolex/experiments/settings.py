@@ -48,6 +48,13 @@ PARAMETERS: dict[str, Any] = {"SMOKE": env_smoke, "JUDGE": env_judge, "BENCHMARK
                               "SAMPLE": None, "SEED": 0, "K": HEADLINE.k}
 
 
+def parameter_values(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """Every name of :data:`PARAMETERS` as a notebook's parameters cell states it (its namespace, as papermill
+    left it), the default of each it leaves out: what every notebook's opener reads."""
+    return {name: parameters.get(name, default() if callable(default) else default)
+            for name, default in PARAMETERS.items()}
+
+
 @dataclass(frozen=True)
 class ReportSettings:
     """What a notebook computes on: benchmarks, retrievers, judge kind, queries per benchmark, cut-off ``k``,
@@ -84,8 +91,7 @@ class ReportSettings:
         """The settings a notebook's parameters cell states (its namespace, as papermill left it): every name
         of :data:`PARAMETERS` it holds, the default of each it leaves out; ``retrievers`` stands in for
         ``RETRIEVERS = None``. A name of the cell outside :data:`PARAMETERS` is the notebook's own."""
-        given = {name: parameters.get(name, default() if callable(default) else default)
-                 for name, default in PARAMETERS.items()}
+        given = parameter_values(parameters)
         return cls.make(given["BENCHMARKS"], given["RETRIEVERS"] or retrievers, given["JUDGE"],
                         given["SAMPLE"], flag(given["SMOKE"]), k=int(given["K"]), seed=int(given["SEED"]))
 

@@ -23,7 +23,7 @@ from toolex.annotate.run_folder import ArtifactFolder
 from toolex.data import load_benchmark
 from toolex.data.records import Annotation, Benchmark
 from toolex.data.registry import own_gold_rule
-from toolex.experiments.settings import DEFAULT_RETRIEVERS, ReportSettings
+from toolex.experiments.settings import DEFAULT_RETRIEVERS, ReportSettings, flag, parameter_values
 from toolex.experiments.workspace import benchmark_runs, ensure_runs
 from toolex.io.annotations import read_annotations
 from toolex.io.atomic import write_json
@@ -48,6 +48,16 @@ def validation_settings(judge: str = "offline", sample: int | None = None, smoke
         sample = min(sample or SMOKE_QUERIES, SMOKE_QUERIES)
     return ReportSettings.make(benchmarks=[benchmark], retrievers=retrievers, judge=judge, sample=sample, k=k,
                                seed=seed)
+
+
+def open_validation_notebook(parameters: Mapping[str, Any]) -> Analysis:
+    """What a validation notebook opens from its parameters cell, as every notebook does
+    (:func:`toolex.experiments.settings.parameter_values`): its ``JUDGE``, ``SAMPLE``, ``SMOKE``,
+    ``RETRIEVERS``, ``K`` and ``SEED`` on the benchmark with a human ground truth."""
+    given = parameter_values(parameters)
+    return open_analysis(validation_settings(given["JUDGE"], given["SAMPLE"], flag(given["SMOKE"]),
+                                             given["RETRIEVERS"] or DEFAULT_RETRIEVERS, k=int(given["K"]),
+                                             seed=int(given["SEED"])))
 
 
 def judge_validation(analysis: Analysis, bootstrap: int = 1000) -> ValidationResult:

@@ -12,7 +12,7 @@ them.
 ``toolex skills`` (:mod:`toolex.commands.skills`; alias ``python -m toolex.skills``) runs it from the shell.
 """
 
-from toolex.skills.analysis import SkillAnalysis, open_skill_analysis
+from toolex.skills.analysis import SkillAnalysis, open_skill_analysis, open_skill_notebook
 from toolex.skills.build import BuildReport, SkillQuery, build_queries
 from toolex.skills.lengths import (
     TOKENIZERS,
@@ -64,6 +64,7 @@ __all__ = [
     "load_skills",
     "make_generator",
     "open_skill_analysis",
+    "open_skill_notebook",
     "paper_rows",
     "record_benchmark",
     "recorded_skills_dir",

@@ -3,7 +3,7 @@ bound to them (as :class:`toolex.report.context.Analysis` does for the tool benc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -16,6 +16,7 @@ from toolex.annotate.stats import table1
 from toolex.data import load_benchmark
 from toolex.data.checksum import combine_checksums
 from toolex.data.records import Benchmark, Tool
+from toolex.experiments.settings import flag, parameter_values
 from toolex.report.provenance import footer, provenance
 from toolex.skills.lengths import tool_vs_skill_lengths
 from toolex.skills.loader import load_skills
@@ -83,6 +84,15 @@ class SkillAnalysis:
         record = provenance(note, combine_checksums([tools.checksum, self.corpus_checksum]),
                             {"tokenizer": tokenizer, "limit": limit, "seed": seed}, None, ())
         return table, note, record
+
+
+def open_skill_notebook(parameters: Mapping[str, Any], progress: bool = True) -> SkillAnalysis:
+    """What the skill notebook opens from its parameters cell, as every notebook does
+    (:func:`toolex.experiments.settings.parameter_values`): the smoke or default skill settings by ``SMOKE``,
+    its ``JUDGE`` and its own ``GENERATOR`` (:func:`open_skill_analysis`)."""
+    given = parameter_values(parameters)
+    settings = SkillSettings.for_smoke() if flag(given["SMOKE"]) else SkillSettings()
+    return open_skill_analysis(settings, given["JUDGE"], parameters.get("GENERATOR"), progress)
 
 
 def open_skill_analysis(settings: SkillSettings, judge: str = "offline", generator: str | None = None,
