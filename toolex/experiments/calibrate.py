@@ -60,10 +60,11 @@ class JudgeOptions:
         config = AnnotateConfig(top_k=self.top_k, reference_k=self.reference_k)
         if self.retriever:
             config = dataclasses.replace(config, retriever=resolve_spec(self.retriever, data_dir))
-        encoder = open_retriever(self.encoder, data_dir)
+        encoder_spec = resolve_spec(self.encoder, data_dir)  # once: an alias loads the training benchmarks
+        encoder = open_retriever(encoder_spec, data_dir)
         if not isinstance(encoder, Embedder):
             raise InputError(None, f"--encoder {self.encoder!r} is not a dense encoder (dense:<model>)")
-        candidates = encoder if config.retriever == resolve_spec(self.encoder, data_dir) else None
+        candidates = encoder if config.retriever == encoder_spec else None
         return OfflineSimilarityJudge(encoder, model), config, candidates
 
 

@@ -10,14 +10,7 @@ from typing import Any
 
 from toolex import paths
 from toolex.errors import InputError
-from toolex.io.artifact import (
-    MANIFEST,
-    adopt_sidecar,
-    manifest_path,
-    read_manifest,
-    read_manifest_file,
-    write_manifest,
-)
+from toolex.io.artifact import adopt_sidecar, manifest_path, read_manifest_file, write_manifest
 
 #: The kinds ``toolex cached --kind`` takes, each with the artifact kind of :data:`toolex.io.artifact.KINDS`.
 KINDS = {"annotations": "annotations", "runs": "run", "models": "model", "skills": "skills-benchmark",
@@ -25,10 +18,10 @@ KINDS = {"annotations": "annotations", "runs": "run", "models": "model", "skills
 
 
 def _manifest(path: Path) -> tuple[dict[str, Any], str | None]:
-    """The manifest of an artifact folder, or the manifest file ``path`` itself, and, where it cannot be read,
-    why (the row says so rather than the listing failing)."""
+    """The manifest file ``path`` and, where it cannot be read, why (the row says so rather than the listing
+    failing)."""
     try:
-        return (read_manifest_file(path) if path.suffix == ".json" else read_manifest(path)), None
+        return read_manifest_file(path), None
     except InputError as exc:
         return {}, str(exc)
 
@@ -50,7 +43,7 @@ def _folders(root: Path, pattern: str = "*") -> list[Path]:
 
 def _annotations(root: Path) -> Iterator[dict[str, Any]]:
     for folder in _folders(root / "annotations"):
-        manifest, problem = _manifest(folder)
+        manifest, problem = _manifest(manifest_path(folder))
         benchmarks = "+".join(b.get("name", "?") for b in manifest.get("benchmarks", [])) or "?"
         judge = manifest.get("judge", {}).get("name", "?")
         yield {"kind": "annotations", "name": folder.name,
@@ -73,7 +66,7 @@ def _runs(root: Path) -> Iterator[dict[str, Any]]:
 
 def _models(root: Path) -> Iterator[dict[str, Any]]:
     for folder in _folders(root / "models"):
-        manifest, problem = _manifest(folder)
+        manifest, problem = _manifest(manifest_path(folder))
         labels = manifest.get("labels") or "one-to-one"
         labels = labels.get("rule", "?") if isinstance(labels, dict) else str(labels)
         data = "+".join(sorted(manifest.get("data", {}))) or "?"
@@ -85,7 +78,7 @@ def _models(root: Path) -> Iterator[dict[str, Any]]:
 
 def _skills(root: Path) -> Iterator[dict[str, Any]]:
     for folder in _folders(root / "skills", "*/benchmark"):
-        manifest, problem = _manifest(folder)
+        manifest, problem = _manifest(manifest_path(folder))
         generator = manifest.get("generator", {}).get("generator", "?")
         counts = manifest.get("counts", {})
         yield {"kind": "skills", "name": folder.parent.name,
@@ -95,9 +88,9 @@ def _skills(root: Path) -> Iterator[dict[str, Any]]:
 
 def _downstream(root: Path) -> Iterator[dict[str, Any]]:
     for folder in _folders(root / "downstream"):
-        if not (folder / MANIFEST).exists():
+        if not manifest_path(folder).exists():
             continue
-        manifest, problem = _manifest(folder)
+        manifest, problem = _manifest(manifest_path(folder))
         identity = manifest.get("identity", {})
         settings = ", ".join(identity.get("settings", []))
         yield {"kind": "downstream", "name": folder.name,

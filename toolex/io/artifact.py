@@ -13,8 +13,8 @@ TREC run, has it beside it as ``<file>.json``), whose envelope is the same for e
 | ``identity``     | what decides reuse: another identity in the same place is refused             |
 
 and the kind's own fields beside them (settings, inputs' checksums, timings). Manifests are written whole
-and atomically, read by :func:`read_manifest` alone, and a folder is published by :func:`publish_folder` (no
-moment without a complete folder). A manifest written before the envelope existed has no ``kind``:
+and atomically, read by :func:`read_manifest` alone, and a folder written in full is published by
+:func:`publish_folder`. A manifest written before the envelope existed has no ``kind``:
 :func:`kind_of` names it from where it lies, and :func:`adopt_sidecar` renames a run description of the
 former name.
 """
