@@ -93,7 +93,7 @@ def summary(cells: dict[str, dict[str, dict[str, dict[str, float]]]]) -> dict[st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[4, 8, 16, 32])
     parser.add_argument("--minilm", type=int, default=4, help="windows of 32 documents per source, MiniLM")
     parser.add_argument("--mpnet", type=int, default=2, help="windows of 32 documents per source, mpnet")

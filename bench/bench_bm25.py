@@ -59,7 +59,7 @@ def protocol_loop(doc_texts, doc_ids, query_texts, k):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed repetitions of each side (best is kept)")
     parser.add_argument("--k", type=int, default=100)
     args = parser.parse_args()

@@ -28,7 +28,7 @@ def one_pass(spec, cache, tools, queries, batch_size):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--retriever", default="dense:minilm")
     parser.add_argument("--benchmark", default="toolret/apibank")
     parser.add_argument("--limit", type=int, default=None, help="at most this many tools (and queries)")

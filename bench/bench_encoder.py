@@ -280,7 +280,7 @@ def verdicts(folder: Path) -> dict[tuple[str, str, str], bool]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=512, help="tool documents timed")
     parser.add_argument("--benchmarks", nargs="+", default=["toolret/apibank", "customized/toolalpaca"])
     parser.add_argument("--verdicts", nargs="*", choices=PATHS, default=["bf16"],

@@ -60,7 +60,7 @@ def best_of(fn, repeat: int) -> tuple[float, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("--queries", type=int, default=7360)
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--combinations", type=float, default=5.3)

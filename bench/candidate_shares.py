@@ -80,7 +80,7 @@ def part_shares(name: str) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("--parts", nargs="+", default=["tooleq", "skilleq", "sgd-report"])
     parser.add_argument("--out", default="data/validation/candidate_shares.json")
     args = parser.parse_args()

@@ -95,7 +95,7 @@ def row(label: str, folder: Path, runs: Mapping[str, Any], routing: dict | None 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("--benchmark", default=VALIDATION_BENCHMARK)
     parser.add_argument("--sample", type=int, default=None, help="queries (default: all)")
     parser.add_argument("--out", help="also write the report here (JSON)")

@@ -49,7 +49,7 @@ class RecordedVerifier(Judge):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("--sample", default=str(SAMPLE), help="artifact folder of an LLM-judged ToolEX run")
     parser.add_argument("--out", help="also write the report here (JSON)")
     args = parser.parse_args()

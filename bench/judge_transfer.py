@@ -2,7 +2,9 @@
 matrix of every recipe, the chosen recipe fitted on every calibration part and reported on every report part,
 the former default's procedure (every feature, fitted on SGD alone) beside it, the per-benchmark label
 workflow (50, 100, 150 labels, five draws each), what a perfect verifier would reach (Stage 2's top-20 and
-Stage 3's combination cap are the limit then, at today's cap and at the former 20), the chosen judge at caps
+Stage 3's combination cap are the limit then, at today's cap and at the former 20), what the chosen score
+would reach with the best threshold for each report part (chosen on that part's own gold: whether the score's
+ranking or only its threshold stands between the judge and the goals), the chosen judge at caps
 from 20 to the default, and both again with the reference tool's 20 nearest tools added to Stage 2's
 candidates (``--reference-k 20``: how far the paper's sub-query retrieval alone bounds what any verifier can
 recover).
@@ -62,7 +64,7 @@ def perfect_verifier(report: dict[str, transfer.Part], config: AnnotateConfig) -
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("--out", default="data/validation/judge_transfer.json")
     parser.add_argument("--write-default", action="store_true",
                         help="write the chosen model as the packaged default score model")
@@ -86,6 +88,8 @@ def main() -> None:
     caps = pd.concat([transfer.credit(model, p, AnnotateConfig(max_combinations=cap))
                       .assign(reported_on=s, max_combinations=cap)
                       for cap in CAPS for s, p in report.items()], ignore_index=True)
+    best = pd.concat([transfer.best_threshold(model.probability(p.items.rows), p, config)
+                      .assign(reported_on=s) for s, p in report.items()], ignore_index=True)
     auc = {s: area_under_curve(model.probability(p.items.rows), p.items.labels) for s, p in report.items()}
     wider = AnnotateConfig(reference_k=REFERENCE_K)
     near = {source: transfer.load_part(source, report_part, judge, wider, candidates=encoder)
@@ -126,6 +130,8 @@ def main() -> None:
             "perfect_verifier": records(near_ceiling, ("reported_on",)),
             "default_judge": records(near_default, ("reported_on",))},
         "score_auc_on_report_parts": auc,
+        "best_threshold_per_report_part": records(
+            best, ("reported_on", "threshold", "goal_cells_failed", "goal_reachable")),
         "annotate_config": {"retriever": config.retriever, "top_k": config.top_k,
                             "max_combinations": config.max_combinations},
         "seconds": round(time.perf_counter() - start, 1),

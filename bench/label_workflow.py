@@ -50,7 +50,7 @@ def label_from_gold(items: Path, gold: Path, out: Path) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("--benchmark", default="sgd-x/report")
     parser.add_argument("--draw", type=int, default=150)
     parser.add_argument("--out", default="data/validation/sgd-x_report_cli_labels150.json")

@@ -102,7 +102,7 @@ def fitted(parts: Sequence[tuple[np.ndarray, np.ndarray]], columns: list[int]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("--out", default="data/validation/library_signals.json")
     args = parser.parse_args()
     start = time.perf_counter()

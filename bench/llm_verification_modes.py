@@ -23,7 +23,7 @@ from toolex.retrieval import build_retriever
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("--benchmark", default="toolret/apigen")
     parser.add_argument("--queries", type=int, default=5)
     parser.add_argument("--top-k", type=int, default=10)

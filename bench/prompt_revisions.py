@@ -98,7 +98,7 @@ def against_people(folder: Path, runs_dir: Path) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--run", action="append", required=True, metavar="LABEL=FOLDER")
     parser.add_argument("--runs-dir", type=Path, help="bm25.trec and minilm.trec of the benchmark (sgd/*)")
     parser.add_argument("--out", type=Path, required=True)

@@ -132,3 +132,36 @@ def test_a_run_that_shares_no_query_id_with_the_annotations_is_an_error_naming_b
     assert done.returncode == 2 and not done.stdout
     assert "share no query id" in done.stderr
     assert str(other) in done.stderr and str(annotations) in done.stderr
+
+
+def test_an_unknown_option_of_an_action_prints_the_actions_usage(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["review", "export", "--campaign", "c.sqlite", "--out", "o", "--nope"])
+    assert stop.value.code == 2
+    assert "usage: toolex review export" in capsys.readouterr().err
+
+
+def test_a_folder_where_a_file_belongs_gets_the_same_words_everywhere(tmp_path):
+    """Every reader and writer of a file named on the command line says it in one sentence."""
+    from toolex.annotate.estimate import load_prices
+    from toolex.annotate.judges.scoring import ScoreModel
+    from toolex.annotate.operating_point import read_draw_record
+    from toolex.errors import InputError
+    from toolex.io.atomic import write_json
+    from toolex.review.database import Campaign
+
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    for read, what in ((ScoreModel.load, "score model file"), (read_draw_record, "draw record file"),
+                       (load_prices, "price table file"), (Campaign, "campaign file"),
+                       (lambda p: write_json(p, {}), "file")):
+        with pytest.raises(Exception) as raised:
+            read(folder)
+        assert isinstance(raised.value, InputError), what
+        assert str(raised.value) == f"{folder}: this is a folder; pass the {what} inside it"
+    for argv in (["review", "export", "--campaign", str(folder), "--out", str(tmp_path / "o")],
+                 ["review", "report", "--campaign", str(folder)],
+                 ["retrieve", "--benchmark", "toolret/web", "--out", str(folder)]):
+        done = toolex(*argv)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, argv
+        assert "this is a folder; pass the" in done.stderr, argv

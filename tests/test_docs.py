@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.requirements import skip_unless_required
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -41,21 +41,43 @@ def test_the_readme_commands_name_real_options():
     text = README.read_text(encoding="utf-8")
     for command, rest in re.findall(r"^toolex (\w[\w-]*)((?: [^#\n]*)?)", text, re.M):
         options = re.findall(r"(--[\w-]+)", rest)
-        parser = command_parser(build_parser(command), command)
-        action = rest.split()[0] if rest.split() and not rest.split()[0].startswith("-") else None
-        if action is not None:  # a command with actions (review sample, release verify): the action's parser
-            parser = command_parser(parser, action)
+        words = [command, *rest.split()]  # a command with actions (review sample): the action's parser
+        parser = command_parser(build_parser(command), words)
         known = parser.format_help()
         for option in options:
             assert option in known, f"README: toolex {command} has no option {option}"
 
 
-@pytest.mark.skipif(shutil.which("mkdocs") is None and not (Path(sys.executable).parent / "mkdocs").exists(),
-                    reason="mkdocs is not installed (pip install -e '.[dev]')")
 def test_the_documentation_site_builds_strictly(tmp_path):
     mkdocs = Path(sys.executable).parent / "mkdocs"
+    if shutil.which("mkdocs") is None and not mkdocs.exists():
+        skip_unless_required("mkdocs is not installed (pip install -e '.[dev]')", "TOOLEX_REQUIRE_DOCS")
     out = subprocess.run([str(mkdocs) if mkdocs.exists() else "mkdocs", "build", "--strict", "--quiet",
                           "--site-dir", str(tmp_path / "site")], cwd=ROOT, capture_output=True, text=True,
                          check=False)
     assert out.returncode == 0, out.stderr[-3000:]
     assert (tmp_path / "site" / "api" / "index.html").read_text(encoding="utf-8").count("GroundTruth") > 0
+
+
+def _block_after(text: str, heading: str) -> list[str]:
+    """The commands of the first ``bash`` block after ``heading`` (continued lines joined, comments cut)."""
+    block = text[text.index(heading):].split("```bash\n", 1)[1].split("```", 1)[0]
+    joined = block.replace("\\\n", " ")
+    return [line.split("  #")[0].strip() for line in joined.splitlines() if line.strip()]
+
+
+def test_the_readme_evaluation_step_runs_as_written(tmp_path, data_dir):
+    """Step 4 of the README, run as it is written (the `toolex` of this environment; the release's
+    annotations where the README names them): the run is written and evaluated against the release."""
+    (tmp_path / "data").symlink_to(ROOT / "data")
+    commands = _block_after(README.read_text(encoding="utf-8"), "**4. Evaluate your own run**")
+    assert [c.split()[1] for c in commands] == ["retrieve", "evaluate"]
+    outputs = []
+    for command in commands:
+        argv = [sys.executable, "-m", "toolex.cli", *command.split()[1:]]
+        done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
+        outputs.append(done.stdout)
+    assert (tmp_path / "bm25.trec").stat().st_size > 0
+    table = outputs[-1]
+    assert "ToolEq" in table and re.search(r"^all\s+\d+", table, re.M), table

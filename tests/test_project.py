@@ -95,3 +95,22 @@ def test_one_manifest_name_and_one_reader():
                  for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
                  if not line.lstrip().startswith("#") and (spelled.search(line) or parsed.search(line))]
     assert offenders == []
+
+
+def test_no_command_line_takes_an_abbreviated_option():
+    """Every parser of the package's and the benches' command lines refuses abbreviations (``--annotation``
+    is not ``--annotations``): ``toolex``'s through its strict parser, each ``python -m`` entry point by
+    ``allow_abbrev=False``."""
+    import ast
+
+    def strict(call: ast.Call) -> bool:
+        return any(k.arg == "allow_abbrev" and isinstance(k.value, ast.Constant) and k.value.value is False
+                   for k in call.keywords)
+
+    offenders = [f"{path.relative_to(paths.ROOT)}:{node.lineno}"
+                 for root in (paths.ROOT / "toolex", paths.ROOT / "bench")
+                 for path in sorted(root.rglob("*.py"))
+                 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", ""))
+                 == "ArgumentParser" and not strict(node)]
+    assert offenders == []

@@ -61,12 +61,14 @@ def build_parser(load: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def command_parser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser:
-    """The parser of command ``name`` (the top-level parser when there is none)."""
+def command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
+    """The parser of the deepest command ``argv`` names (``toolex review export`` → ``export``'s; the
+    top-level parser when it names none)."""
     for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
-            found: argparse.ArgumentParser = action.choices[name]
-            return found
+        if isinstance(action, argparse._SubParsersAction):
+            for at, word in enumerate(argv):
+                if word in action.choices:
+                    return command_parser(action.choices[word], argv[at + 1:])
     return parser
 
 
@@ -76,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(load=wanted if wanted and not {"-h", "--help"} & set(argv[:1]) else None)
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # the command's own usage, not the top level's
-        command = command_parser(parser, getattr(args, "command", None))
+        command = command_parser(parser, argv)
         command.error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "_run", None):
         parser.print_help()

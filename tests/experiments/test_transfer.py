@@ -133,3 +133,18 @@ def test_the_kept_study_fits_no_left_out_library():
     for row in study["leave_one_out"].itertuples():
         fitted = row.fitted_on.split(" + ")
         assert transfer.LIBRARY[row.reported_on] not in {transfer.LIBRARY[s] for s in fitted}
+
+
+def test_the_best_threshold_is_the_least_error_of_those_tried():
+    part, model = _part(), _model(0.5)
+    probabilities = model.probability(part.items.rows)
+    best = transfer.best_threshold(probabilities, part, CONFIG)
+    errors = []
+    for threshold in sorted({float(np.quantile(probabilities, q)) for q in transfer.THRESHOLD_QUANTILES}):
+        rows = transfer.credit(transfer.FixedVerdicts(probabilities >= threshold), part, CONFIG)
+        error = float((rows["over_credit"] + rows["under_credit"]).sum())
+        errors.append((error, transfer.goal_failures(rows)))
+    least = min(e for e, _ in errors)
+    assert float((best["over_credit"] + best["under_credit"]).sum()) == pytest.approx(least)
+    assert set(best["goal_reachable"]) == {any(failed == 0 for _, failed in errors)}
+    assert best["threshold"].nunique() == 1 and best["goal_cells_failed"].iloc[0] >= 0

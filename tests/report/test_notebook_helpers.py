@@ -66,8 +66,9 @@ def test_workspace_ranks_draw_negatives_from_the_searched_pool_only():
 
 
 def test_an_app_opens_the_setting_whose_runs_are_on_disk(monkeypatch, capsys):
-    """Asked for the default setting with only the smoke setting's runs on disk, the inspector opens the
-    smoke setting and says so; with the default's runs on disk it opens the default."""
+    """Asked for the default setting without its runs on disk, the inspector opens the smoke setting and says
+    so (and what it computes first where the smoke runs are not on disk either); with the default's runs on
+    disk it opens the default."""
     from types import SimpleNamespace
 
     from toolex.report import context
@@ -84,9 +85,10 @@ def test_an_app_opens_the_setting_whose_runs_are_on_disk(monkeypatch, capsys):
     analysis = context.open_cached_notebook({"SMOKE": False})
     assert not analysis.settings.smoke and analysis.workspace.queries == [1, 2]
     assert capsys.readouterr().out == ""
-    monkeypatch.setattr(context, "runs_cached", lambda specs, workspace: False)
-    assert not context.open_cached_notebook({"SMOKE": False}).settings.smoke
-    assert "Computing the retrieval runs" in capsys.readouterr().out
+    monkeypatch.setattr(context, "runs_cached", lambda specs, workspace: False)  # a fresh clone: smoke
+    assert context.open_cached_notebook({"SMOKE": False}).settings.smoke
+    said = capsys.readouterr().out
+    assert "opens the smoke setting, computing the retrieval runs of" in said and "over its 2 queries" in said
 
 
 def test_every_notebook_opens_its_settings_from_its_parameters_cell(monkeypatch):

@@ -58,6 +58,28 @@ def test_review_to_labels_round_trip(tmp_path, capsys):
         ("c0.Find", True), ("c1.Find", False), ("c2.Find", False)]
 
 
+def test_a_disagreement_nobody_adjudicated_is_counted_as_left_out(tmp_path, capsys):
+    drawn = _drawn(tmp_path / "to_label.jsonl")
+    campaign_file = tmp_path / "c.sqlite"
+    assert main(["review", "sample", "--items", str(drawn), "--campaign", str(campaign_file),
+                 "--reviewers", "2"]) == 0
+    with Campaign(campaign_file) as campaign:
+        ids = campaign.item_ids()
+        for reviewer in ("ann", "bob"):
+            campaign.decide(ids[0], reviewer, True)
+        campaign.decide(ids[1], "ann", True)
+        campaign.decide(ids[1], "bob", False, "near_synonym")
+    capsys.readouterr()
+    labels = tmp_path / "labels.jsonl"
+    assert main(["review", "export", "--campaign", str(campaign_file), "--out", str(tmp_path / "out"),
+                 "--labels", str(labels)]) == 0
+    said = capsys.readouterr()
+    assert [x.candidate for x in read_labels(labels)] == ["c0.Find"]
+    assert "1 label" in said.out + said.err
+    assert "1 the reviewers disagree and nobody adjudicated" in said.out + said.err
+    assert "1 not reviewed yet" in said.out + said.err
+
+
 def test_export_without_decided_candidates_says_so(tmp_path):
     from toolex.review.export import export_labels
 

@@ -79,6 +79,19 @@ def test_the_inspector_answers_what_people_ask(voila):
             assert len(labels) > 3 and all(" · " in label for label in labels)  # id · query text
             ids = [label.split(" · ")[0] for label in labels]
             assert header.locator("h3").inner_text() == ids[0]
+            # 0. before any row is picked, the inspector ranks with the explorer's first retriever and its K
+            explorer_k = page.locator(".toolex-explorer-k select")
+            retrievers = page.locator(".widget-select-multiple select").first
+            names = _texts(retrievers)
+            assert len(names) > 1
+            explorer_k.select_option(label="5")
+            retrievers.select_option(label=[names[-1]])
+            page.wait_for_function("t => document.querySelector('.toolex-inspector-ranking').innerText"
+                                   ".includes(t)", arg=f"{names[-1]} — top 5", timeout=30_000)
+            retrievers.select_option(label=names)
+            explorer_k.select_option(label="10")
+            page.wait_for_function("t => document.querySelector('.toolex-inspector-ranking').innerText"
+                                   ".includes(t)", arg=f"{names[0]} — top 10", timeout=30_000)
             # 1. the picker: choosing a query changes every panel
             select.select_option(index=3)
             _header_shows(page, ids[3])

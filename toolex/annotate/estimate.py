@@ -39,7 +39,7 @@ from toolex.annotate.run_folder import write_json
 from toolex.annotate.stage_records import SubQuery
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.data.registry import tool_pools
-from toolex.errors import InputError
+from toolex.errors import InputError, refuse_folder
 from toolex.llm.settings import STAGES
 from toolex.llm.tokens import count_messages
 
@@ -52,6 +52,7 @@ Prices = dict[str, tuple[float, float]]
 def load_prices(path: str | Path) -> Prices:
     """``{model: (prompt, completion)}`` per one million tokens from a JSON or YAML file."""
     path = Path(path)
+    refuse_folder(path, "price table file")
     try:
         text = path.read_text()
     except OSError as exc:

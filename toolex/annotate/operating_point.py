@@ -27,7 +27,7 @@ from toolex.annotate.calibration import balanced_threshold
 from toolex.annotate.judges.base import VerifyItem
 from toolex.annotate.judges.scoring import ScoreModel
 from toolex.data.readers import read_keyed_jsonl
-from toolex.errors import InputError
+from toolex.errors import InputError, refuse_folder
 from toolex.io.atomic import write_json, write_jsonl
 
 #: Share of the sample drawn inside the judge's unsure band (the rest spread over the score range).
@@ -181,6 +181,7 @@ def read_draw_record(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.exists():
         raise InputError(path, "draw record not found (`toolex calibrate --draw` writes it beside the items)")
+    refuse_folder(path, "draw record file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -10,7 +10,7 @@ from typing import Any
 
 from toolex import keys
 from toolex.data import POOLS, load_benchmarks, tool_pools
-from toolex.errors import InputError, ToolexError
+from toolex.errors import InputError, ToolexError, refuse_folder
 from toolex.io.artifact import different_identity, manifest_path, read_manifest, write_manifest
 from toolex.io.atomic import file_digest
 
@@ -73,8 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise InputError(None, f"--k must be positive, got {args.k}")
     out_path = Path(args.out)
-    if out_path.is_dir():
-        raise InputError(out_path, "--out names a folder; give the run file's name")
+    refuse_folder(out_path, "run file")
     if not out_path.parent.is_dir():
         raise InputError(out_path, f"--out: folder {str(out_path.parent)!r} does not exist")
     benchmarks = load_benchmarks(list(args.benchmark), args.data)

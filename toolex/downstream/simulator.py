@@ -150,7 +150,8 @@ class HttpApi:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="serve the virtual StableToolBench APIs on 127.0.0.1")
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, description="serve the virtual StableToolBench APIs on 127.0.0.1")
     parser.add_argument("--port", type=int, default=8090)
     args = parser.parse_args(argv)
     benchmark = load_benchmark("stabletoolbench")

@@ -130,7 +130,7 @@ def write_table(table: pd.DataFrame, provenance: dict[str, Any], folder: Path,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--retrievers", nargs="+", default=list(DEFAULT_RETRIEVERS))
     parser.add_argument("--benchmarks", nargs="+", default=list(DEFAULT_BENCHMARKS))
     parser.add_argument("--pool", default="all")

@@ -308,6 +308,32 @@ def transfer_study(calibration: Mapping[str, Part], report: Mapping[str, Part], 
     return matrix, chosen, model, final
 
 
+#: Quantiles of a part's scores tried as thresholds by :func:`best_threshold` (from accepting half the
+#: candidates to accepting one in a thousand).
+THRESHOLD_QUANTILES = tuple(float(q) for q in np.round(np.linspace(0.5, 0.999, 61), 4))
+
+
+def best_threshold(scores: np.ndarray, part: Part, config: AnnotateConfig,
+                   quantiles: Sequence[float] = THRESHOLD_QUANTILES) -> pd.DataFrame:
+    """What the best threshold for one library could reach with a score (``scores``, one per item of the
+    part; higher: more likely an alternative): each quantile of the scores tried as the threshold, scored
+    against the part's own gold (an oracle no benchmark without gold has). Returns the credit rows at the
+    threshold with the smallest summed over- and under-credit, with ``threshold``, ``goal_cells_failed`` (of
+    that threshold) and ``goal_reachable`` (whether any threshold tried meets every goal for every
+    retriever): whether the score's ranking, rather than where its threshold lies, keeps a judge from the
+    goals."""
+    values = np.asarray(scores, dtype=np.float64)
+    best, least, reachable = pd.DataFrame(), np.inf, False
+    for threshold in sorted({float(np.quantile(values, q)) for q in quantiles}):
+        rows = credit(FixedVerdicts(values >= threshold), part, config)  # type: ignore[arg-type]
+        failed = goal_failures(rows)
+        reachable = reachable or failed == 0
+        error = float((rows["over_credit"] + rows["under_credit"]).sum())
+        if error < least:
+            best, least = rows.assign(threshold=threshold, goal_cells_failed=failed), error
+    return best.assign(goal_reachable=reachable)
+
+
 def share_estimates(calibration: Mapping[str, Part], report: Mapping[str, Part], recipe: Recipe,
                     encoder: str) -> dict[str, dict[str, Any]]:
     """Per left-out source, where the adapted threshold's estimate of the report part's share of alternatives

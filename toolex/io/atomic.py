@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from toolex import keys
-from toolex.errors import InputError
+from toolex.errors import InputError, refuse_folder
 
 
 def _folder(path: Path, create: bool) -> Path:
@@ -31,8 +31,7 @@ def _folder(path: Path, create: bool) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
     elif not folder.is_dir():
         raise InputError(path, f"folder {str(folder)!r} does not exist")
-    if path.is_dir():
-        raise InputError(path, "is a folder, expected a file name")
+    refuse_folder(path, "file")
     return folder
 
 

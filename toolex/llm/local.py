@@ -191,7 +191,8 @@ def status() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m toolex.llm.local", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, prog="python -m toolex.llm.local", description=__doc__.splitlines()[0])
     parser.add_argument(
         "command", choices=["install", "install-model", "install-server", "up", "down", "status"]
     )

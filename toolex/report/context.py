@@ -56,11 +56,11 @@ def open_notebook(parameters: Mapping[str, Any], retrievers: Sequence[str] | Non
 
 
 def open_cached_notebook(parameters: Mapping[str, Any], retrievers: Sequence[str] | None = None) -> Analysis:
-    """:func:`open_notebook` for an app that should start on results that exist: where the parameters ask for
-    the default setting (no parameter but the judge changed) but its retrieval runs are not on disk while the
-    smoke setting's are, it opens the smoke setting and says so (``make paper`` computes the default's;
-    ``make inspector SMOKE=1`` asks for the smoke setting outright); where neither is on disk it says what it
-    computes first. A setting of one's own opens as asked."""
+    """:func:`open_notebook` for an app that should start quickly on results that exist: where the parameters
+    ask for the default setting (no parameter but the judge changed) but its retrieval runs are not on disk,
+    it opens the smoke setting and says so (``make paper`` computes the default's; ``make inspector SMOKE=1``
+    asks for the smoke setting outright), and where the smoke setting's runs are not on disk either (a fresh
+    clone) it says what it computes first. A setting of one's own opens as asked."""
     settings = ReportSettings.from_parameters(parameters, retrievers)
     if settings.smoke:
         return open_analysis(settings)
@@ -70,11 +70,9 @@ def open_cached_notebook(parameters: Mapping[str, Any], retrievers: Sequence[str
         return open_analysis(settings, workspace)
     smoke = ReportSettings.from_parameters({**parameters, "SMOKE": True}, retrievers)
     small = Workspace.load(smoke)
-    if runs_cached(smoke.retrievers, small):
-        print("The default setting's retrieval runs are not computed yet (`make paper` computes them); this "
-              "app opens the smoke setting, whose runs are on disk.")
-        return open_analysis(smoke, small)
-    print(f"Computing the retrieval runs of {', '.join(settings.retrievers)} over "
-          f"{len(workspace.queries)} queries first (encoding every tool of the pool: minutes on 2 cores; "
-          "`make inspector SMOKE=1` opens the small setting instead).", flush=True)
-    return open_analysis(settings, workspace)
+    then = (", whose runs are on disk." if runs_cached(smoke.retrievers, small) else
+            f", computing the retrieval runs of {', '.join(smoke.retrievers)} over its {len(small.queries)} "
+            "queries first (about a minute on 2 cores).")
+    print("The default setting's retrieval runs are not computed yet (`make paper` computes them); this app "
+          f"opens the smoke setting{then}", flush=True)
+    return open_analysis(smoke, small)

@@ -135,7 +135,7 @@ def grade_run(smoke: bool, partial: bool = False) -> dict | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", default="0", help="1: the fast smoke setting (sampled queries)")
     parser.add_argument("--judge", default="offline", choices=JUDGES)
     parser.add_argument("--only", nargs="*", default=[], help="notebook name prefixes, e.g. 04 06")

@@ -198,9 +198,9 @@ def ceiling_frame(path: str | Path | None = None) -> tuple[pd.DataFrame, dict[st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="write the kept validation report of one judge: "
-                                                 "annotate the benchmark with --judge, or validate a "
-                                                 "finished --folder")
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, description="write the kept validation report of one judge: annotate the "
+                                        "benchmark with --judge, or validate a finished --folder")
     parser.add_argument("--judge", default="offline")
     parser.add_argument("--benchmark", default=VALIDATION_BENCHMARK)
     parser.add_argument("--sample", type=int, default=None, help="queries (default: all)")

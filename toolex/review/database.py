@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from toolex.errors import ToolexError
+from toolex.errors import ToolexError, refuse_folder
 from toolex.review.items import ReviewItem
 from toolex.review.taxonomy import check_bucket
 
@@ -67,6 +67,7 @@ class Campaign:
         self.path = Path(path)
         if not self.path.exists():
             raise CampaignError(f"{self.path}: no such campaign (create it with `toolex review sample`)")
+        refuse_folder(self.path, "campaign file")
         self._db = self._connect(self.path, timeout)
         try:
             version = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()

@@ -101,6 +101,7 @@ class DeltaExplorer:
         self.retrievers = widgets.SelectMultiple(options=names, value=tuple(names), description="retrievers")
         self.metric = widgets.Dropdown(options=list(NAMES), value=HEADLINE.name, description="metric")
         self.k = widgets.Dropdown(options=list(KS), value=k if k in KS else HEADLINE.k, description="K")
+        self.k.add_class("toolex-explorer-k")
         self.category = widgets.Dropdown(options=category_options(data), value=ALL, description="category")
         self.positive = widgets.Checkbox(value=False, description="gap > 0 only", indent=False)
         self.positive.add_class("toolex-explorer-positive")

@@ -31,7 +31,7 @@ def voila_command(notebook: Path = INSPECTOR, port: int = 8866, cull_s: int = CU
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8866)
     parser.add_argument("--cull-s", type=int, default=CULL_S, help="idle seconds before a kernel is culled")
     parser.add_argument("--notebook", type=Path, default=INSPECTOR)

@@ -26,7 +26,7 @@ import numpy as np
 from toolex import keys
 from toolex.annotate.judges import prior_shift
 from toolex.annotate.judges.features import FEATURES
-from toolex.errors import InputError
+from toolex.errors import InputError, refuse_folder
 from toolex.io.atomic import write_json
 
 #: The calibrated default, written by ``toolex calibrate`` (see docs/judge.md).
@@ -195,6 +195,7 @@ class ScoreModel:
     @classmethod
     def load(cls, path: str | Path = DEFAULT_MODEL_FILE) -> ScoreModel:
         path = Path(path)
+        refuse_folder(path, "score model file")
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
