@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from toolex import keys
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.experiments import finetune
 from toolex.experiments.finetune import (
@@ -101,7 +102,10 @@ def test_training_writes_a_model_that_retrieves(tmp_path, capsys):
     manifest = finetune.train(settings, [bench], out)
     assert manifest["training"]["triples"] == len(training_queries(bench, settings))
     assert manifest["training"]["steps"] >= 2 and manifest["labels"].startswith("one-to-one")
-    assert json.loads((out / finetune.MANIFEST).read_text())["settings"]["batch_size"] == 8
+    kept = json.loads((out / finetune.MANIFEST).read_text())
+    assert kept["settings"]["batch_size"] == 8 and kept["kind"] == "model"
+    assert kept["identity"] == json.loads(json.dumps(finetune.settings_identity(settings, [bench])))
+    assert finetune.settings_key(settings, [bench]) == keys.key_of(kept["identity"])  # what names the folder
     assert [p.name for p in out.parent.iterdir()] == ["minilm-ft-test"]
     said = capsys.readouterr().err  # the duration is announced before the first batch
     assert f"{manifest['training']['steps']} batches of 8, expected duration shown after its first" in said

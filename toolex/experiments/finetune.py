@@ -204,15 +204,19 @@ def _model_dir(settings: FinetuneSettings, key: str) -> Path:
     return paths.artifacts_dir() / "models" / f"{settings.base}-ft-{key}"
 
 
-def settings_key(settings: FinetuneSettings, benchmarks: Sequence[Benchmark]) -> str:
-    # an unset optional setting does not enter the key, so adding one keeps the models trained before
+def settings_identity(settings: FinetuneSettings, benchmarks: Sequence[Benchmark]) -> dict[str, Any]:
+    """What decides a fine-tuned model, the identity its manifest keeps and its folder's key hashes: the
+    settings set (an unset optional one is left out, so adding one keeps the models trained before), the
+    labels and the data by content, the pool and the trainer's version."""
     chosen = {k: v for k, v in settings.as_dict().items() if v is not None}
     if settings.labels is not None:  # the labels by content, not by where the file lies
         chosen["labels"] = file_sha256(settings.labels)
     chosen["pool"] = pool_identity(list(benchmarks), settings.pool)  # the name, or the smoke pool's tools
-    parts = {"settings": chosen, "data": {b.name: b.checksum for b in benchmarks},
-             "trainer": TRAINER}
-    return keys.key_of(parts)
+    return {"settings": chosen, "data": {b.name: b.checksum for b in benchmarks}, "trainer": TRAINER}
+
+
+def settings_key(settings: FinetuneSettings, benchmarks: Sequence[Benchmark]) -> str:
+    return keys.key_of(settings_identity(settings, benchmarks))
 
 
 def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path,
@@ -267,7 +271,7 @@ def train(settings: FinetuneSettings, benchmarks: Sequence[Benchmark], out: Path
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")  # hidden: no listing or glob takes it for a model
     shutil.rmtree(tmp, ignore_errors=True)
     model.save(str(tmp))
-    write_manifest(tmp, "model", manifest, indent=1)
+    write_manifest(tmp, "model", manifest, identity=settings_identity(settings, benchmarks), indent=1)
     publish_folder(tmp, out)
     return manifest
 
