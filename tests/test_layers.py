@@ -82,3 +82,18 @@ MODULE_LINES, FUNCTION_LINES, CONVERTERS = 400, 60, "toolex/data/"
 def test_no_module_over_400_lines_and_no_function_over_60_outside_the_data_converters():
     long_modules, long_functions = _sizes()
     assert long_modules == [] and long_functions == []
+
+
+#: The command layer is thin: parse, call one function of a lower layer, print.
+COMMAND_LINES = 40
+
+
+def test_every_command_function_is_thin():
+    """No function of :mod:`toolex.commands` is longer than :data:`COMMAND_LINES` lines (the work lives one
+    floor down; :func:`test_layers` keeps the imports going down)."""
+    long = []
+    for path in sorted((layers.ROOT / "commands").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and (node.end_lineno or 0) - node.lineno + 1 > COMMAND_LINES:
+                long.append(f"{path.name}:{node.name}")
+    assert long == []

@@ -148,3 +148,15 @@ def test_the_best_threshold_is_the_least_error_of_those_tried():
     assert float((best["over_credit"] + best["under_credit"]).sum()) == pytest.approx(least)
     assert set(best["goal_reachable"]) == {any(failed == 0 for _, failed in errors)}
     assert best["threshold"].nunique() == 1 and best["goal_cells_failed"].iloc[0] >= 0
+
+
+def test_the_kept_study_says_no_threshold_meets_the_goals_and_shows_it_beside_the_default():
+    from toolex import paths
+    from toolex.report.transfer import comparison
+
+    study = kept_study(paths.validation_dir() / KEPT)
+    best = study["best_threshold"]
+    assert set(best["reported_on"]) == set(transfer.SOURCES) and not best["goal_reachable"].any()
+    table = comparison(study)
+    oracle = table[table["judge"].str.startswith("chosen score, best threshold")]
+    assert len(oracle) == len(best) and oracle["recovered"].notna().all()

@@ -49,6 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true",
                         help="replace the artifacts of another sample or settings in --out")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    _llm_arguments(parser)
+
+
+def _llm_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the LLM judges: the cascade's budget and the estimate of calls and cost."""
     parser.add_argument("--llm-budget", type=int, default=None,
                         help="cascade judge: at most this many verdicts asked of the LLM (default: every "
                              "unsure item); the LLM is TOOLEX_CASCADE_LLM=local|api")
@@ -59,12 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="price table per model, per 1M prompt/completion tokens (JSON or YAML)")
 
 
-def run(args: argparse.Namespace) -> int:
-    from toolex.annotate.judges import build_judge
-    from toolex.annotate.pipeline import AnnotateConfig, ToolEX
-    from toolex.annotate.stats import table1
-    from toolex.experiments.finetune import open_retriever
-
+def check(args: argparse.Namespace) -> None:
+    """An error naming the option at fault, before any work."""
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise InputError(out, "--out names a file; it must be a folder (new or of this run)")
@@ -75,6 +76,15 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(None, f"--reference-k must be 0 or more, got {args.reference_k}")
     if args.sample is not None and args.sample < 1:
         raise InputError(None, f"--sample must be positive, got {args.sample}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolex.annotate.judges import build_judge
+    from toolex.annotate.pipeline import AnnotateConfig, ToolEX
+    from toolex.annotate.stats import table1
+    from toolex.experiments.finetune import open_retriever
+
+    check(args)
     names = args.benchmarks or list(DEFAULT_BENCHMARKS)
     benchmarks = [load_benchmark(n, args.data) for n in names]
     skipped = sum(b.skipped for b in benchmarks)

@@ -14,7 +14,7 @@ from toolex.errors import InputError, ToolexError
 from toolex.io.annotations import read_annotations
 from toolex.io.atomic import atomic_writer
 from toolex.io.trec import read_run
-from toolex.metrics import ONE_TO_ONE, TOOLEQ, RunArrays, evaluate, measures_at
+from toolex.metrics import ONE_TO_ONE, TOOLEQ, Evaluation, RunArrays, evaluate, measures_at
 from toolex.metrics.long import ALL
 from toolex.metrics.measures import HEADLINE
 
@@ -71,22 +71,7 @@ def run(args: argparse.Namespace) -> int:
         folder = Path(args.per_query).parent
         if not folder.is_dir():
             raise InputError(args.per_query, f"--per-query: folder {str(folder)!r} does not exist")
-    annotations = read_annotations(args.annotations)
-    ranked = read_run(args.run)
-    if annotations and ranked and not {a.query_id for a in annotations} & set(ranked):
-        first_run, first_annotated = next(iter(ranked)), annotations[0].query_id
-        raise InputError(None, f"the run {args.run} and the annotations {args.annotations} share no query "
-                               f"id (run: {first_run!r}, ...; annotations: {first_annotated!r}, ...): "
-                               "nothing to score")
-    if args.run_queries_only:
-        kept = [a for a in annotations if a.query_id in ranked]
-        if len(kept) < len(annotations):
-            print(f"note: --run-queries-only left out {len(annotations) - len(kept)} of {len(annotations)} "
-                  "annotated queries that are not in the run", file=sys.stderr, flush=True)
-        annotations = kept
-    arrays = RunArrays.from_dict(ranked)
-    evaluation = evaluate(arrays, annotations, k=effective_k(args.k, arrays, annotations))
-    evaluation = dataclasses.replace(evaluation, k=args.k)
+    evaluation = scored(args)
     summary = evaluation.summary()
     if args.per_query:
         with atomic_writer(args.per_query, create_folder=False) as handle:
@@ -109,3 +94,24 @@ def run(args: argparse.Namespace) -> int:
     print(f"{summary['queries']} queries, K = {args.k}; scores in percent (1:1 = one-to-one / Tool-DE)")
     print(format_table(summary))
     return 0
+
+
+def scored(args: argparse.Namespace) -> Evaluation:
+    """The run of ``--run`` scored against ``--annotations`` at ``--k`` (only the run's queries with
+    ``--run-queries-only``); an error naming both files when they share no query."""
+    annotations = read_annotations(args.annotations)
+    ranked = read_run(args.run)
+    if annotations and ranked and not {a.query_id for a in annotations} & set(ranked):
+        first_run, first_annotated = next(iter(ranked)), annotations[0].query_id
+        raise InputError(None, f"the run {args.run} and the annotations {args.annotations} share no query "
+                               f"id (run: {first_run!r}, ...; annotations: {first_annotated!r}, ...): "
+                               "nothing to score")
+    if args.run_queries_only:
+        kept = [a for a in annotations if a.query_id in ranked]
+        if len(kept) < len(annotations):
+            print(f"note: --run-queries-only left out {len(annotations) - len(kept)} of {len(annotations)} "
+                  "annotated queries that are not in the run", file=sys.stderr, flush=True)
+        annotations = kept
+    arrays = RunArrays.from_dict(ranked)
+    evaluation = evaluate(arrays, annotations, k=effective_k(args.k, arrays, annotations))
+    return dataclasses.replace(evaluation, k=args.k)

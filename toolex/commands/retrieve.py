@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
-from typing import Any
 
 from toolex import keys
-from toolex.data import POOLS, load_benchmarks, tool_pools
-from toolex.errors import InputError, ToolexError, refuse_folder
-from toolex.io.artifact import different_identity, manifest_path, read_manifest, write_manifest
-from toolex.io.atomic import file_digest
+from toolex.data import POOLS, load_benchmarks
+from toolex.errors import InputError, refuse_folder
 
 HELP = ("rank the tool pool of a benchmark with BM25, a dense encoder or an embeddings endpoint; write a "
         "TREC run")
@@ -49,62 +45,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def refuse_other_run(path: Path, identity: dict[str, Any]) -> None:
-    """Raise unless ``path`` is absent or holds this same run (same identity, run file as its description
-    records): writing it again is then a repeat, not an overwrite. A description written before the
-    manifest envelope holds the identity's fields at its top level."""
-    if not path.exists():
-        return
-    try:
-        meta = read_manifest(path)
-    except InputError:
-        meta = {}
-    held = meta["identity"] if "identity" in meta else {k: meta.get(k) for k in identity}
-    if not meta or different_identity(held, identity) or meta.get("run_file") != file_digest(path):
-        raise ToolexError(f"{path}: holds a different run (or one without its {manifest_path(path).name}); "
-                          "choose another --out or pass --force to overwrite it")
-
-
 def run(args: argparse.Namespace) -> int:
-    from toolex.experiments.finetune import open_retriever
-    from toolex.io.trec import write_run
-    from toolex.retrieval import retrieve_over_pools
+    from toolex.experiments.runs import retrieve_to_file
 
     if args.k < 1:
         raise InputError(None, f"--k must be positive, got {args.k}")
-    out_path = Path(args.out)
-    refuse_folder(out_path, "run file")
-    if not out_path.parent.is_dir():
-        raise InputError(out_path, f"--out: folder {str(out_path.parent)!r} does not exist")
+    out = Path(args.out)
+    refuse_folder(out, "run file")
+    if not out.parent.is_dir():
+        raise InputError(out, f"--out: folder {str(out.parent)!r} does not exist")
     benchmarks = load_benchmarks(list(args.benchmark), args.data)
     extra = load_benchmarks(list(args.pool_benchmarks), args.data) if args.pool_benchmarks else []
     skipped = sum(b.skipped for b in benchmarks)
     if skipped:
         print(f"note: {skipped} queries without a relevant tool (all labels of relevance 0) left out",
               file=sys.stderr)
-    pools = tool_pools(benchmarks + extra, args.pool)
-    k = min(args.k, max(len(pools[b.name]) for b in benchmarks))  # no pool ranks more tools than it holds
-    retriever = open_retriever(args.retriever, args.data, family=args.family,
-                                max_length=args.max_length, batch_size=args.batch_size, device=args.device,
-                                cache=not args.no_cache, progress=not args.quiet)
-    identity = {
-        "retriever": retriever.settings(),
-        "benchmarks": {b.name: b.checksum for b in benchmarks + extra},
-        "pool": args.pool,
-        "k": args.k,
-        "instruction": not args.no_instruction,
-    }
-    if not args.force:
-        refuse_other_run(out_path, identity)
-    started = time.perf_counter()
-    run_ = retrieve_over_pools(retriever, [(pools[b.name], b.queries) for b in benchmarks], k=k,
-                               use_instruction=not args.no_instruction, progress=not args.quiet)
-    out = write_run(run_, out_path, tag=args.tag or keys.slug(args.retriever))
-    stats = getattr(retriever, "stats", None)
-    write_manifest(out, "run", {
-        "retriever": args.retriever, "workspace": "+".join(b.name for b in benchmarks),
-        "pool": args.pool, "level": f"query level, top {k}", "queries": len(run_),
-        "seconds": round(time.perf_counter() - started, 3), "run_file": file_digest(out),
-        **({"embedding_cache": stats.as_dict()} if stats is not None else {})}, identity=identity, indent=1)
-    print(f"wrote {len(run_)} queries to {out}", file=sys.stderr)
+    run_, written = retrieve_to_file(
+        benchmarks, args.retriever, out, pool=args.pool, pool_benchmarks=extra, k=args.k,
+        instructions=not args.no_instruction, force=args.force, tag=args.tag or keys.slug(args.retriever),
+        data=args.data, progress=not args.quiet, family=args.family, max_length=args.max_length,
+        batch_size=args.batch_size, device=args.device, cache=not args.no_cache)
+    print(f"wrote {len(run_)} queries to {written}", file=sys.stderr)
     return 0

@@ -42,8 +42,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "and record the gold decisions as a finished review")
     sample.add_argument("--judge-run", action="append", default=[],
                         help="another run over the same queries: its judge's verdicts on the sampled "
-                             "combinations "
-                        "go into the per-judge table (repeatable)")
+                             "combinations go into the per-judge table (repeatable)")
+    _other_actions(sub)
+
+
+def _other_actions(sub: argparse._SubParsersAction) -> None:
+    """The options of ``serve``, ``report`` and ``export``."""
     serve = sub.add_parser("serve", help="serve the review app with Voila on 127.0.0.1")
     serve.add_argument("--campaign", required=True)
     serve.add_argument("--port", type=int, default=8867)
@@ -65,12 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sample(args: argparse.Namespace) -> int:
-    from toolex.annotate.run_folder import ArtifactFolder
-    from toolex.review.database import REVIEWERS_PER_ITEM, REVIEWERS_SETTING, Campaign
-    from toolex.review.gold import acceptable_sets, apply_gold, gold_items
-    from toolex.review.items import CHECKSUM_KIND, RATIONALE_SETTING, load_items, run_checksum, run_verdicts
-    from toolex.review.sample import draw
-    from toolex.validate.gold import read_gold
+    from toolex.review.setup import sample_items, sample_run
 
     if args.items:
         given = [flag for flag, value in (("--size", args.size), ("--per-stratum", args.per_stratum),
@@ -78,66 +77,22 @@ def _sample(args: argparse.Namespace) -> int:
         if given:
             raise InputError(None, f"{', '.join(given)} apply to a run's combinations, not to --items (every "
                                    "drawn item is reviewed; candidate items never show a rationale)")
-        return _sample_items(args)
-    run_id = run_checksum(args.run)
-    if Path(args.campaign).exists():  # refuse another run before loading anything
-        with Campaign(args.campaign) as existing:
-            existing.check_run(run_id, f"run {args.run}")
-            existing.check_reviewers(args.reviewers)
-    gold = acceptable_sets(read_gold(args.gold)) if args.gold else None
-    _, items = load_items(args.run, args.data)
-    if gold is not None:
-        items = gold_items(items, gold)
-    try:
-        sample = draw(items, args.size, args.per_stratum, args.allocation, args.seed)
-    except ValueError as exc:
-        raise InputError(None, str(exc)) from None
-    manifest = ArtifactFolder(args.run).manifest()
-    meta = {"run_folder": paths.portable(Path(args.run).resolve()), "checksum_kind": CHECKSUM_KIND,
-            "judge": (manifest.get("judge") or {}).get("name") or (items[0].judge if items else ""),
-            "retriever": (manifest.get("config") or {}).get("retriever", ""),
-            "benchmarks": [b.get("name") for b in manifest.get("benchmarks", [])],
-            "seed": args.seed, "allocation": sample.allocation, "plan": sample.plan,
-            "source": "gold" if gold is not None else "sample",
-            RATIONALE_SETTING: "hidden" if args.hide_rationale else "shown",
-            REVIEWERS_SETTING: args.reviewers or REVIEWERS_PER_ITEM}
-    with Campaign.create(args.campaign, run_id, meta) as campaign:
-        if args.hide_rationale:
-            campaign.set_meta(**{RATIONALE_SETTING: "hidden"})
-        added = campaign.add_items(sample.items)
-        for other in args.judge_run:
-            verdicts = run_verdicts(other)
-            campaign.add_judge_verdicts(((i, *verdicts[i]) for i in campaign.item_ids() if i in verdicts),
-                                        paths.portable(Path(other).resolve()))
-        counts = apply_gold(campaign, gold) if gold is not None else None
-        total = len(campaign)
-    print(f"{args.campaign}: {added} new items ({total} in all) from run {run_id[:16]}… "
-          f"({len(items)} accepted combinations, allocation {sample.allocation}, seed {args.seed})")
+        added, total = sample_items(args.items, args.campaign, args.reviewers)
+        print(f"{args.campaign}: {added} new candidate items ({total} in all) from {args.items}")
+        return 0
+    done = sample_run(args.run, args.campaign, data=args.data, size=args.size, per_stratum=args.per_stratum,
+                      allocation=args.allocation, seed=args.seed, gold=args.gold, judge_runs=args.judge_run,
+                      hide_rationale=args.hide_rationale, reviewers=args.reviewers)
+    sample = done.sample
+    print(f"{args.campaign}: {done.added} new items ({done.total} in all) from run {done.run_id[:16]}… "
+          f"({done.available} accepted combinations, allocation {sample.allocation}, seed {args.seed})")
     for stratum, (available, drawn) in sample.plan.items():
         print(f"  {stratum:<28} {drawn:>4} of {available}")
     if args.size and len(sample.items) < args.size:
         print(f"note: --size {args.size} asked for more than the run holds: all {len(sample.items)} accepted "
               "combinations were drawn", file=sys.stderr)
-    if counts is not None:
-        print(f"  gold decisions: {counts['valid']} valid, {counts['invalid']} invalid")
-    return 0
-
-
-def _sample_items(args: argparse.Namespace) -> int:
-    from toolex.review.database import REVIEWERS_SETTING, Campaign
-    from toolex.review.items import RATIONALE_SETTING, candidate_items
-
-    run_id, items = candidate_items(args.items)
-    meta = {"kind": "candidate items", "items_file": str(Path(args.items).resolve()),
-            RATIONALE_SETTING: "hidden", REVIEWERS_SETTING: args.reviewers or 1}
-    if Path(args.campaign).exists():
-        with Campaign(args.campaign) as existing:
-            existing.check_run(run_id, f"items {args.items}")
-            existing.check_reviewers(args.reviewers)
-    with Campaign.create(args.campaign, run_id, meta) as campaign:
-        added = campaign.add_items(items)
-        total = len(campaign)
-    print(f"{args.campaign}: {added} new candidate items ({total} in all) from {args.items}")
+    if done.gold_counts is not None:
+        print(f"  gold decisions: {done.gold_counts['valid']} valid, {done.gold_counts['invalid']} invalid")
     return 0
 
 

@@ -20,8 +20,9 @@ KEPT = "judge_transfer.json"
 def kept_study(path: str | Path | None = None) -> dict[str, Any]:
     """The kept study as data frames: ``leave_one_out`` (every recipe), ``chosen`` (its name), ``default``
     (the chosen model on every report part), ``former`` (the former default's recipe, SGD-family sources),
-    ``labels`` (the per-benchmark workflow, mean and range over draws) and ``ceiling`` (a verifier right on
-    every item)."""
+    ``labels`` (the per-benchmark workflow, mean and range over draws), ``ceiling`` (a verifier right on
+    every item) and ``best_threshold`` (the chosen score with the best threshold for each report part, chosen
+    on its gold; empty in a study kept before it)."""
 
     path = Path(path) if path else paths.validation_dir() / KEPT
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -34,6 +35,7 @@ def kept_study(path: str | Path | None = None) -> dict[str, Any]:
             "default": pd.DataFrame(data["default_on_report_parts"]),
             "former": pd.DataFrame(data["former_recipe_sgd_family_on_report_parts"]),
             "labels": summary.reset_index(), "ceiling": pd.DataFrame(data["perfect_verifier"]),
+            "best_threshold": pd.DataFrame(data.get("best_threshold_per_report_part", [])),
             "model": data["model"], "sources": data["sources"]}
 
 
@@ -47,9 +49,11 @@ def transfer_matrix(leave_one_out: pd.DataFrame, recipe: str) -> pd.DataFrame:
 
 
 def comparison(study: Mapping[str, Any]) -> pd.DataFrame:
-    """The chosen model, the former recipe and a verifier right on every item, on every report part."""
+    """The chosen model, the former recipe, the chosen score with the best threshold for each part (an oracle)
+    and a verifier right on every item, on every report part."""
     frames = [study["default"].assign(judge="chosen across sources"),
               study["former"].assign(judge="former recipe, SGD-family sources"),
+              study["best_threshold"].assign(judge="chosen score, best threshold for each part (its gold)"),
               study["ceiling"].assign(judge="verifier right on every item")]
     return pd.concat(frames, ignore_index=True)[["judge", "reported_on", "retriever", "recovered",
                                                  "over_credit", "under_credit", "expansion_recall"]]
