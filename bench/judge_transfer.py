@@ -20,7 +20,6 @@ import json
 import time
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
@@ -45,16 +44,6 @@ CAPS = (20, 50, 100, 200, MAX_COMBINATIONS)
 FORMER_CAP = 20
 #: The reference tool's nearest tools added to Stage 2's candidates in the candidate-ceiling rows.
 REFERENCE_K = 20
-
-
-def area_under_curve(scores: np.ndarray, labels: np.ndarray) -> float:
-    """ROC AUC: the probability that an equivalent outscores a non-equivalent (ties count half)."""
-    from scipy.stats import rankdata
-
-    ranks = rankdata(scores)
-    positives = int(labels.sum())
-    negatives = len(labels) - positives
-    return float((ranks[labels].sum() - positives * (positives + 1) / 2) / (positives * negatives))
 
 
 def perfect_verifier(report: dict[str, transfer.Part], config: AnnotateConfig) -> pd.DataFrame:
@@ -90,7 +79,8 @@ def main() -> None:
                       for cap in CAPS for s, p in report.items()], ignore_index=True)
     best = pd.concat([transfer.best_threshold(model.probability(p.items.rows), p, config)
                       .assign(reported_on=s) for s, p in report.items()], ignore_index=True)
-    auc = {s: area_under_curve(model.probability(p.items.rows), p.items.labels) for s, p in report.items()}
+    auc = {s: transfer.area_under_curve(model.probability(p.items.rows), p.items.labels)
+           for s, p in report.items()}
     wider = AnnotateConfig(reference_k=REFERENCE_K)
     near = {source: transfer.load_part(source, report_part, judge, wider, candidates=encoder)
             for source, (_, report_part) in transfer.SOURCES.items()}
@@ -131,7 +121,8 @@ def main() -> None:
             "default_judge": records(near_default, ("reported_on",))},
         "score_auc_on_report_parts": auc,
         "best_threshold_per_report_part": records(
-            best, ("reported_on", "threshold", "goal_cells_failed", "goal_reachable")),
+            best, ("reported_on", "threshold", "quantile", "at_edge", "goal_cells_failed", "goal_reachable",
+                   "credit_reachable")),
         "annotate_config": {"retriever": config.retriever, "top_k": config.top_k,
                             "max_combinations": config.max_combinations},
         "seconds": round(time.perf_counter() - start, 1),

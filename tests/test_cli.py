@@ -160,6 +160,7 @@ def test_a_folder_where_a_file_belongs_gets_the_same_words_everywhere(tmp_path):
         assert isinstance(raised.value, InputError), what
         assert str(raised.value) == f"{folder}: this is a folder; pass the {what} inside it"
     for argv in (["review", "export", "--campaign", str(folder), "--out", str(tmp_path / "o")],
+                 ["review", "sample", "--items", str(folder), "--campaign", str(tmp_path / "c.sqlite")],
                  ["review", "report", "--campaign", str(folder)],
                  ["retrieve", "--benchmark", "toolret/web", "--out", str(folder)]):
         done = toolex(*argv)

@@ -135,19 +135,19 @@ def test_the_kept_study_fits_no_left_out_library():
         assert transfer.LIBRARY[row.reported_on] not in {transfer.LIBRARY[s] for s in fitted}
 
 
-def test_the_best_threshold_is_the_least_error_of_those_tried():
-    part, model = _part(), _model(0.5)
-    probabilities = model.probability(part.items.rows)
-    best = transfer.best_threshold(probabilities, part, CONFIG)
-    errors = []
-    for threshold in sorted({float(np.quantile(probabilities, q)) for q in transfer.THRESHOLD_QUANTILES}):
-        rows = transfer.credit(transfer.FixedVerdicts(probabilities >= threshold), part, CONFIG)
-        error = float((rows["over_credit"] + rows["under_credit"]).sum())
-        errors.append((error, transfer.goal_failures(rows)))
-    least = min(e for e, _ in errors)
-    assert float((best["over_credit"] + best["under_credit"]).sum()) == pytest.approx(least)
-    assert set(best["goal_reachable"]) == {any(failed == 0 for _, failed in errors)}
-    assert best["threshold"].nunique() == 1 and best["goal_cells_failed"].iloc[0] >= 0
+def test_the_best_threshold_of_a_perfect_score_is_a_perfect_verifier_and_of_a_reversed_one_is_worse():
+    part = _part()
+    labels = part.items.labels
+    perfect = transfer.credit(transfer.FixedVerdicts(labels), part, CONFIG)
+    best = transfer.best_threshold(labels.astype(float), part, CONFIG)
+    assert best["over_credit"].tolist() == perfect["over_credit"].tolist() == [0.0]
+    assert best["under_credit"].tolist() == perfect["under_credit"].tolist()
+    assert bool(best["goal_reachable"].iloc[0]) == (transfer.goal_failures(perfect) == 0)
+    assert bool(best["credit_reachable"].iloc[0])
+    reversed_ = transfer.best_threshold(1.0 - labels, part, CONFIG)
+    error = float((reversed_["over_credit"] + reversed_["under_credit"]).sum())
+    assert error > float((perfect["over_credit"] + perfect["under_credit"]).sum())
+    assert {"threshold", "quantile", "at_edge", "goal_cells_failed"} <= set(best.columns)
 
 
 def test_the_kept_study_says_no_threshold_meets_the_goals_and_shows_it_beside_the_default():

@@ -26,7 +26,7 @@ from toolex.data import load_benchmark
 from toolex.data.checksum import file_sha256
 from toolex.data.readers import iter_jsonl_numbered
 from toolex.data.records import Query, Tool
-from toolex.errors import InputError
+from toolex.errors import InputError, refuse_folder
 from toolex.io.artifact import MANIFEST
 
 STAGE_FILES = (SUBQUERIES, VERIFIED, COMBINATIONS)
@@ -295,9 +295,12 @@ def candidate_items(path: str | Path) -> tuple[str, list[ReviewItem]]:
     people say whether the candidate can replace the reference tool for the sub-query."""
 
     path = Path(path)
+    refuse_folder(path, "items file")
+    if not path.is_file():
+        raise InputError(path, "items file not found (`toolex calibrate --draw` writes it)")
     checksum = file_sha256(path)
     items = []
-    for lineno, record in iter_jsonl_numbered(path, "items to label"):
+    for lineno, record in iter_jsonl_numbered(path, "items file"):
         try:
             qid, ref, cand = record["query_id"], record["reference"], record["candidate"]
             docs = {ref: record["reference_documentation"], cand: record["candidate_documentation"]}
