@@ -72,7 +72,7 @@ def open_cached_notebook(parameters: Mapping[str, Any], retrievers: Sequence[str
     small = Workspace.load(smoke)
     then = (", whose runs are on disk." if runs_cached(smoke.retrievers, small) else
             f", computing the retrieval runs of {', '.join(smoke.retrievers)} over its {len(small.queries)} "
-            "queries first (about a minute on 2 cores).")
+            "queries first (about half a minute on 2 cores).")
     print("The default setting's retrieval runs are not computed yet (`make paper` computes them); this app "
           f"opens the smoke setting{then}", flush=True)
     return open_analysis(smoke, small)
