@@ -25,7 +25,7 @@ import pandas as pd
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import DEFAULT_MODEL_FILE, ScoreModel
 from toolex.annotate.pipeline import MAX_COMBINATIONS, AnnotateConfig
-from toolex.experiments import transfer
+from toolex.experiments import bounds, transfer
 from toolex.io.atomic import write_json
 from toolex.retrieval import build_retriever
 
@@ -62,10 +62,7 @@ def main() -> None:
     encoder = build_retriever("dense:mpnet")
     judge = OfflineSimilarityJudge(encoder, ScoreModel.untrained("features only"))
     config = AnnotateConfig()
-    calibration, report = {}, {}
-    for source, (fit_part, report_part) in transfer.SOURCES.items():
-        calibration[source] = transfer.load_part(source, fit_part, judge, config, candidates=encoder)
-        report[source] = transfer.load_part(source, report_part, judge, config, candidates=encoder)
+    calibration, report = transfer.load_parts(judge, config, encoder)
     matrix, chosen, model, final = transfer.transfer_study(calibration, report, judge.encoder.short, config)
     # the former default's recipe (raw similarities, adapted threshold) fitted on the SGD-family sources
     former = transfer.fit(transfer.FORMER_RECIPE, [calibration[s] for s in transfer.SGD_FAMILY],
@@ -77,9 +74,9 @@ def main() -> None:
     caps = pd.concat([transfer.credit(model, p, AnnotateConfig(max_combinations=cap))
                       .assign(reported_on=s, max_combinations=cap)
                       for cap in CAPS for s, p in report.items()], ignore_index=True)
-    best = pd.concat([transfer.best_threshold(model.probability(p.items.rows), p, config)
+    best = pd.concat([bounds.best_threshold(model.probability(p.items.rows), p, config)
                       .assign(reported_on=s) for s, p in report.items()], ignore_index=True)
-    auc = {s: transfer.area_under_curve(model.probability(p.items.rows), p.items.labels)
+    auc = {s: bounds.area_under_curve(model.probability(p.items.rows), p.items.labels)
            for s, p in report.items()}
     wider = AnnotateConfig(reference_k=REFERENCE_K)
     near = {source: transfer.load_part(source, report_part, judge, wider, candidates=encoder)

@@ -9,7 +9,7 @@ gold; each distinct pair once, up to :data:`NEGATIVES_PER_POSITIVE` non-alternat
 random. It then scores the left-out library's calibration and report parts (the mean logit of both orders),
 and the study reports, beside the default recipe fitted on the same sources (and the packaged default, which
 saw every calibration part), how well each ranks alternatives above non-alternatives (ROC AUC) and what each
-would reach with the best threshold for each report part (:func:`~toolex.experiments.transfer.best_threshold`,
+would reach with the best threshold for each report part (:func:`~toolex.experiments.bounds.best_threshold`,
 chosen on that part's gold). A pair sees no sub-query: where one pair is an alternative for one query's need
 and not for another's, it gets one score (``conflicting_pairs`` counts them).
 
@@ -153,10 +153,7 @@ def main() -> None:
     encoder = build_retriever("dense:mpnet")
     judge = OfflineSimilarityJudge(encoder, ScoreModel.untrained("features only"))
     config = AnnotateConfig()
-    calibration, report = {}, {}
-    for source, (fit_part, report_part) in transfer.SOURCES.items():
-        calibration[source] = transfer.load_part(source, fit_part, judge, config, candidates=encoder)
-        report[source] = transfer.load_part(source, report_part, judge, config, candidates=encoder)
+    calibration, report = transfer.load_parts(judge, config, encoder)
     default = default_model()
     recipe = transfer.Recipe(tuple(default.calibration["recipe"]["features"]),
                              float(default.calibration["recipe"]["l2"]),
@@ -180,14 +177,14 @@ def main() -> None:
                                  "training_examples": len(rows), "training_seconds": round(trained, 1),
                                  "reported_on": source, "part": name, "pairs": pairs_seen,
                                  "conflicting_pairs": both_ways,
-                                 "auc_verifier": transfer.area_under_curve(verifier, labels),
-                                 "auc_default_recipe": transfer.area_under_curve(ours, labels),
-                                 "auc_packaged_default": transfer.area_under_curve(
+                                 "auc_verifier": bounds.area_under_curve(verifier, labels),
+                                 "auc_default_recipe": bounds.area_under_curve(ours, labels),
+                                 "auc_packaged_default": bounds.area_under_curve(
                                      default.probability(part.items.rows), labels)})
                 if name == "report":
-                    bounds += [transfer.best_threshold(verifier, part, config).assign(
+                    bounds += [bounds.best_threshold(verifier, part, config).assign(
                                    reported_on=source, score="verifier"),
-                               transfer.best_threshold(ours, part, config).assign(
+                               bounds.best_threshold(ours, part, config).assign(
                                    reported_on=source, score="default recipe")]
     out = {"description": "a cross-encoder fine-tuned from all-MiniLM-L6-v2 on the other libraries' "
                           "labelled calibration items (training_examples: both orders of each pair), "

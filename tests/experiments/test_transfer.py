@@ -14,7 +14,7 @@ from toolex.annotate.judges.features import FEATURES
 from toolex.annotate.judges.offline import OfflineSimilarityJudge
 from toolex.annotate.judges.scoring import ScoreModel
 from toolex.annotate.pipeline import AnnotateConfig, ToolEX
-from toolex.experiments import transfer
+from toolex.experiments import bounds, transfer
 from toolex.report.transfer import KEPT, kept_study
 from toolex.validate.gold import GoldRecord
 
@@ -139,12 +139,12 @@ def test_the_best_threshold_of_a_perfect_score_is_a_perfect_verifier_and_of_a_re
     part = _part()
     labels = part.items.labels
     perfect = transfer.credit(transfer.FixedVerdicts(labels), part, CONFIG)
-    best = transfer.best_threshold(labels.astype(float), part, CONFIG)
+    best = bounds.best_threshold(labels.astype(float), part, CONFIG)
     assert best["over_credit"].tolist() == perfect["over_credit"].tolist() == [0.0]
     assert best["under_credit"].tolist() == perfect["under_credit"].tolist()
     assert bool(best["goal_reachable"].iloc[0]) == (transfer.goal_failures(perfect) == 0)
     assert bool(best["credit_reachable"].iloc[0])
-    reversed_ = transfer.best_threshold(1.0 - labels, part, CONFIG)
+    reversed_ = bounds.best_threshold(1.0 - labels, part, CONFIG)
     error = float((reversed_["over_credit"] + reversed_["under_credit"]).sum())
     assert error > float((perfect["over_credit"] + perfect["under_credit"]).sum())
     assert {"threshold", "quantile", "at_edge", "goal_cells_failed"} <= set(best.columns)

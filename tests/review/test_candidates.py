@@ -4,6 +4,7 @@ and `review export --labels` writes the labels file `toolex calibrate --labels` 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -38,43 +39,44 @@ def test_candidate_items_show_both_tools_and_no_judge(tmp_path):
     assert "score" not in html.lower() and "rationale" not in html.lower()
 
 
-def test_review_to_labels_round_trip(tmp_path, capsys):
+def _two_reviewers(tmp_path) -> Path:
+    """A campaign of three drawn candidate items, two reviews each."""
     drawn = _drawn(tmp_path / "to_label.jsonl")
     campaign_file = tmp_path / "c.sqlite"
     assert main(["review", "sample", "--items", str(drawn), "--campaign", str(campaign_file),
                  "--reviewers", "2"]) == 0
+    return campaign_file
+
+
+def _exported(tmp_path, decisions: list[tuple[int, str, bool, str]]) -> list:
+    """The labels ``review export`` writes after ``decisions`` (item index, reviewer, valid, role) on a
+    campaign of three candidate items with two reviews each."""
+    campaign_file = _two_reviewers(tmp_path)
     with Campaign(campaign_file) as campaign:
         ids = campaign.item_ids()
-        for reviewer in ("ann", "bob"):
-            campaign.decide(ids[0], reviewer, True)
-            campaign.decide(ids[1], reviewer, False, "near_synonym")
-        campaign.decide(ids[2], "ann", True)
-        campaign.decide(ids[2], "bob", False, "near_synonym")
-        campaign.decide(ids[2], "cat", False, "near_synonym", role="adjudicate")
+        for index, reviewer, valid, role in decisions:
+            campaign.decide(ids[index], reviewer, valid, None if valid else "near_synonym", role=role)
     labels = tmp_path / "labels.jsonl"
     assert main(["review", "export", "--campaign", str(campaign_file), "--out", str(tmp_path / "out"),
                  "--labels", str(labels)]) == 0
-    assert [(x.candidate, x.equivalent) for x in read_labels(labels)] == [
+    return read_labels(labels)
+
+
+def test_review_to_labels_round_trip(tmp_path, capsys):
+    decisions = [(0, "ann", True, "review"), (0, "bob", True, "review"), (1, "ann", False, "review"),
+                 (1, "bob", False, "review"), (2, "ann", True, "review"), (2, "bob", False, "review"),
+                 (2, "cat", False, "adjudicate")]
+    assert [(x.candidate, x.equivalent) for x in _exported(tmp_path, decisions)] == [
         ("c0.Find", True), ("c1.Find", False), ("c2.Find", False)]
 
 
 def test_a_disagreement_nobody_adjudicated_is_counted_as_left_out(tmp_path, capsys):
-    drawn = _drawn(tmp_path / "to_label.jsonl")
-    campaign_file = tmp_path / "c.sqlite"
-    assert main(["review", "sample", "--items", str(drawn), "--campaign", str(campaign_file),
-                 "--reviewers", "2"]) == 0
-    with Campaign(campaign_file) as campaign:
-        ids = campaign.item_ids()
-        for reviewer in ("ann", "bob"):
-            campaign.decide(ids[0], reviewer, True)
-        campaign.decide(ids[1], "ann", True)
-        campaign.decide(ids[1], "bob", False, "near_synonym")
+    decisions = [(0, "ann", True, "review"), (0, "bob", True, "review"), (1, "ann", True, "review"),
+                 (1, "bob", False, "review")]
     capsys.readouterr()
-    labels = tmp_path / "labels.jsonl"
-    assert main(["review", "export", "--campaign", str(campaign_file), "--out", str(tmp_path / "out"),
-                 "--labels", str(labels)]) == 0
+    labels = _exported(tmp_path, decisions)
     said = capsys.readouterr()
-    assert [x.candidate for x in read_labels(labels)] == ["c0.Find"]
+    assert [x.candidate for x in labels] == ["c0.Find"]
     assert "1 label" in said.out + said.err
     assert "1 the reviewers disagree and nobody adjudicated" in said.out + said.err
     assert "1 not reviewed yet" in said.out + said.err
