@@ -69,6 +69,9 @@ def test_offline_pipeline_artifacts_and_evaluation(tmp_path, benches, minilm):
     manifest = json.loads((out / MANIFEST).read_text())
     assert manifest["judge"]["name"] == "offline-similarity(minilm)"
     assert {b["checksum"] for b in manifest["benchmarks"]} == {b.checksum for b in benches}
+    assert manifest["kind"] == "annotations" and manifest["status"] == "complete"
+    assert manifest["identity"]["stages"] == {s: manifest["stages"][s]["key"] for s in manifest["stages"]}
+    assert manifest["identity"]["data"] == manifest["data_fingerprint"]
     stats = table1(out)
     assert stats.loc["all", "queries"] == len(queries)
     assert stats.loc["all", "verified_items"] >= stats.loc["all", "sub_queries"]

@@ -296,6 +296,10 @@ class ToolEX:
             "prompt_version": PROMPT_VERSION,
             "ledger": self.judge.usage(),
             "files": [SUBQUERIES, VERIFIED, COMBINATIONS, ANNOTATIONS],
+            # what decides the folder's content: its data and each stage's key (judge settings, config
+            # fields, code version), the manifest envelope's identity
+            "identity": {"data": self.data_fingerprint,
+                         "stages": {stage: self._stage_key(stage) for stage in STAGE_FILES}},
         })
         judge = manifest["judge"]  # an LLM judge: each stage's model and prompt, cuts made to fit its context
         manifest.update({k: judge[k] for k in ("models", "prompt_versions", "audit_dependency")
