@@ -109,12 +109,10 @@ def main() -> None:
     retriever = build_retriever("dense:mpnet")
     judge = OfflineSimilarityJudge(retriever, ScoreModel.untrained("features only"))
     config = AnnotateConfig()
-    parts: dict[str, dict[str, transfer.Part]] = {"calibration": {}, "report": {}}
-    rows: dict[tuple[str, str], np.ndarray] = {}
-    for source, names in transfer.SOURCES.items():
-        for kind, name in zip(parts, names):
-            part = parts[kind][source] = transfer.load_part(source, name, judge, config, candidates=retriever)
-            rows[kind, source] = np.hstack([part.items.rows, library_features(part, judge.encoder)])
+    calibration, report = transfer.load_parts(judge, config, retriever)
+    parts = {"calibration": calibration, "report": report}
+    rows = {(kind, source): np.hstack([part.items.rows, library_features(part, judge.encoder)])
+            for kind, held in parts.items() for source, part in held.items()}
     sources = list(transfer.SOURCES)
     records = []
     for grouping, fitting in GROUPINGS.items():

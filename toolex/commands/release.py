@@ -88,7 +88,6 @@ def run(args: argparse.Namespace) -> int:
     from toolex.errors import InputError
     from toolex.experiments import release
     from toolex.experiments.datasheet import datasheet
-    from toolex.experiments.workspace import complete
 
     names = list(PARTS) if args.part == "all" else [args.part]
     if args.release and len(names) > 1:
@@ -98,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         target = Path(args.release) if args.release else paths.release_dir() / name
         if args.action == "build":
             found = part(name)
-            if not complete(found.folder):
+            if not found.folder.complete():
                 print(f"[toolex] computing the {name} annotations into {found.folder.folder.name} first")
                 found.compute()
             out = release.build(found.folder.folder, target, found.about,

@@ -160,10 +160,6 @@ def toolex_folder(label: str, key: Any, config: Any, kind: str, judge: Any = Non
     return folder, identity
 
 
-def complete(folder: ArtifactFolder) -> bool:
-    return folder.complete()
-
-
 def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries: Sequence[Query],
                   config: Any,
                   kind: str, progress: bool = False, judge: Any = None) -> ArtifactFolder:
@@ -178,9 +174,9 @@ def ensure_toolex(label: str, key: Any, benchmarks: Sequence[Benchmark], queries
         judge = build_judge(kind, progress=progress)  # cheap for an LLM judge: its key comes from it
     folder, identity = toolex_folder(label, key, config, kind, judge)
     _adopt_former(folder, label, annotation_key(key, former_settings(identity), config, __version__))
-    if not complete(folder) and not flag(os.environ.get(release.FROM_SCRATCH_ENV)):
+    if not folder.complete() and not flag(os.environ.get(release.FROM_SCRATCH_ENV)):
         _from_release(folder)
-    if not complete(folder):
+    if not folder.complete():
         embedder = retriever(config.retriever)
         judge = judge or build_judge(kind, embedder=embedder, progress=progress)
         ToolEX(benchmarks, judge, folder.folder, config, retriever=embedder, progress=progress,
