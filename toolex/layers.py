@@ -17,7 +17,7 @@ from pathlib import Path
 
 #: Bottom to top; the packages of one floor never import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "errors", "keys", "paths", "style"),
+    ("__init__", "errors", "keys", "paths", "sampling", "style"),
     ("data",),
     ("io",),
     ("metrics", "llm", "paper"),

@@ -14,7 +14,6 @@ from toolex.annotate.judges.scoring import ScoreModel
 from toolex.annotate.operating_point import (
     NEAR_SHARE,
     Label,
-    allocate,
     draw,
     draw_record_path,
     fit_threshold,
@@ -23,6 +22,7 @@ from toolex.annotate.operating_point import (
     strata_of,
 )
 from toolex.errors import InputError
+from toolex.sampling import allocate
 
 MODEL = ScoreModel("fake", (1.0,) + (0.0,) * (len(FEATURES) - 1), 0.0, 0.5, (0.3, 0.7), FEATURES, {})
 
@@ -36,11 +36,13 @@ def test_strata_are_the_band_and_equal_count_bins_outside_it():
 
 
 def test_allocation_favours_the_band_and_hands_on_what_a_small_stratum_cannot_take():
-    take = allocate({"near": 500, "below-1": 100, "below-2": 100, "above-1": 100}, 100)
+    take = allocate({"near": 500, "below-1": 100, "below-2": 100, "above-1": 100}, 100, "equal",
+                    shares={"near": NEAR_SHARE}, at_least=1)
     assert take["near"] == round(100 * NEAR_SHARE) and sum(take.values()) == 100
-    small = allocate({"near": 5, "below-1": 100, "above-1": 100}, 50)
+    small = allocate({"near": 5, "below-1": 100, "above-1": 100}, 50, "equal", shares={"near": NEAR_SHARE})
     assert small["near"] == 5 and sum(small.values()) == 50
-    assert allocate({"near": 3, "below-1": 2}, 50) == {"near": 3, "below-1": 2}
+    both = allocate({"near": 3, "below-1": 2}, 50, "equal", shares={"near": NEAR_SHARE})
+    assert both == {"below-1": 2, "near": 3}
 
 
 def test_draw_is_seeded_and_its_inclusion_probabilities_are_the_drawn_shares():
@@ -94,7 +96,7 @@ def test_labels_file_errors_name_the_line(tmp_path):
 
 def test_every_stratum_gets_an_item_and_too_small_a_draw_is_refused():
     sizes = {"near": 50, "below-1": 30, "below-2": 30, "below-3": 30, "above-1": 10, "above-2": 10}
-    take = allocate(sizes, 6)
+    take = allocate(sizes, 6, "equal", shares={"near": NEAR_SHARE}, at_least=1)
     assert all(v >= 1 for v in take.values()) and sum(take.values()) == 6
     p = np.random.default_rng(0).random(500)
     with pytest.raises(InputError, match="at least one item per stratum"):

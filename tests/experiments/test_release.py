@@ -65,6 +65,30 @@ def test_build_is_deterministic_and_small(tmp_path):
         assert gzip.decompress(first[f"{name}.gz"]) == (folder / name).read_bytes()
     record = release.read(out)
     assert record["folder"] == "offline-abc123" and set(record["files"]) == set(release.STAGE_FILES)
+    # the record begins with the envelope every manifest shares
+    assert list(record)[:5] == ["kind", "schema", "toolex_version", "status", "identity"]
+    assert record["kind"] == "release" and record["identity"] == {"folder": "offline-abc123", "key_parts": {}}
+
+
+def test_a_record_written_before_the_envelope_is_read_and_verified_as_it_is(tmp_path):
+    _, out = built(tmp_path)
+    record = json.loads((out / release.RELEASE_FILE).read_text(encoding="utf-8"))
+    former = {k: v for k, v in record.items() if k not in ("kind", "schema", "toolex_version", "status",
+                                                             "identity")}
+    (out / release.RELEASE_FILE).write_text(json.dumps({**former, "format": 1}), encoding="utf-8")
+    assert release.read(out)["folder"] == "offline-abc123" and release.verify(out).ok
+    (out / release.RELEASE_FILE).write_text(json.dumps({**record, "kind": "run"}), encoding="utf-8")
+    with pytest.raises(InputError, match="not a ToolEq release"):
+        release.read(out)
+
+
+def test_every_kept_release_record_has_the_envelope():
+    kept = release.releases()
+    assert kept, "no release folder under data/release"
+    for folder in kept:
+        record = release.read(folder)
+        assert record["kind"] == "release" and record["format"] == release.FORMAT, folder
+        assert record["identity"]["folder"] == record["folder"], folder
 
 
 def test_verify_passes_then_catches_every_kind_of_tampering(tmp_path):

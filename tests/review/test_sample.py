@@ -7,7 +7,8 @@ from collections import Counter
 import pytest
 
 from toolex.review.items import ReviewItem
-from toolex.review.sample import allocate, draw
+from toolex.review.sample import draw
+from toolex.sampling import allocate
 
 
 def _items(sizes: dict[tuple[str, int], int]) -> list[ReviewItem]:

@@ -86,14 +86,20 @@ def test_skilleq_smoke(isolated, skills, corpus_path, minilm, monkeypatch):
     assert text.endswith(f"toolex {__version__}")
 
 
-def test_skilleq_key_follows_the_benchmark(isolated, skills, corpus_path):
+def test_skilleq_key_follows_the_benchmark(isolated, skills, corpus_path, capsys):
     settings = SkillSettings.for_smoke(pool_size=60, n_queries=4)
     bench = ensure_skill_benchmark(settings, generator="offline", corpus=corpus_path, skills=skills,
                                    progress=False)
+    identity = bench.meta["identity"]  # the envelope keeps what the benchmark's key hashes
+    assert identity["settings"]["n_queries"] == 4
+    assert identity["corpus_checksum"] == bench.meta["corpus"]["checksum"]
     assert skilleq_key(bench) == skilleq_key(ensure_skill_benchmark(settings, generator="offline",
                                                                     corpus=corpus_path, skills=skills))
+    capsys.readouterr()
     other = ensure_skill_benchmark(replace(settings, n_queries=5), generator="offline", corpus=corpus_path,
                                    skills=skills, progress=False)
+    assert "built with another settings; building it again" in capsys.readouterr().err
+    assert other.meta["identity"]["settings"]["n_queries"] == 5
     assert skilleq_key(other) != skilleq_key(bench)
     moved = replace(bench, meta={**bench.meta, "corpus": {**bench.meta["corpus"], "checksum": "other"}})
     assert skilleq_key(moved) != skilleq_key(bench)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from toolex import sampling
 from toolex.annotate.calibration import balanced_threshold
 from toolex.annotate.judges.base import VerifyItem
 from toolex.annotate.judges.scoring import ScoreModel
@@ -30,10 +31,12 @@ from toolex.data.readers import read_keyed_jsonl
 from toolex.errors import InputError, refuse_folder
 from toolex.io.atomic import write_json, write_jsonl
 
-#: Share of the sample drawn inside the judge's unsure band (the rest spread over the score range).
+#: Share of the sample drawn inside the judge's unsure band (the rest spread equally over the bins outside it,
+#: at least one item each; :func:`toolex.sampling.allocate`).
 NEAR_SHARE = 0.6
 #: Equal-count bins below and above the band.
 BINS_BELOW, BINS_ABOVE = 3, 2
+#: The draw record's format (what it holds, not how the items were drawn: the record keeps each inclusion).
 DRAW_VERSION = 1
 
 
@@ -69,33 +72,6 @@ def strata_of(probabilities: np.ndarray, model: ScoreModel) -> list[str]:
     return [str(s) for s in labels]
 
 
-def allocate(sizes: Mapping[str, int], n: int) -> dict[str, int]:
-    """Items per stratum: :data:`NEAR_SHARE` of ``n`` for ``near``, the rest equally over the others, at least
-    one each when ``n`` allows; a stratum smaller than its share gives the remainder to the others."""
-    want = {s: 0 for s in sizes}
-    others = [s for s in sizes if s != "near"]
-    if "near" in sizes:
-        want["near"] = round(n * NEAR_SHARE) if others else n
-    left = n - want.get("near", 0)
-    for i, s in enumerate(others):
-        want[s] = left // len(others) + (1 if i < left % len(others) else 0)
-    take = {s: min(want[s], sizes[s]) for s in sizes}
-    for s in sizes:  # every stratum at least one item, taken from the largest allocation
-        if take[s] == 0 and sizes[s] and n >= len(sizes):
-            donor = max(take, key=lambda d: take[d])
-            take[donor] -= 1
-            take[s] = 1
-    spare = n - sum(take.values())
-    while spare > 0:
-        room = [s for s in sizes if take[s] < sizes[s]]
-        if not room:
-            break
-        for s in room[:spare]:
-            take[s] += 1
-        spare = n - sum(take.values())
-    return take
-
-
 def draw(probabilities: np.ndarray, model: ScoreModel, n: int, seed: int = 0) -> Draw:
     """A stratified random draw of ``n`` items (all when fewer exist); every stratum gets at least one item,
     so that the inverse inclusion probabilities stand for every item. The band is that of the model deciding
@@ -109,18 +85,13 @@ def draw(probabilities: np.ndarray, model: ScoreModel, n: int, seed: int = 0) ->
     members: dict[str, list[int]] = {}
     for i, s in enumerate(strata):
         members.setdefault(s, []).append(i)
-    take = allocate({s: len(m) for s, m in members.items()}, n)
-    rng = np.random.default_rng(seed)
-    indices: list[int] = []
-    inclusion: list[float] = []
-    for s in sorted(members):
-        chosen = rng.choice(members[s], size=take[s], replace=False).tolist() if take[s] else []
-        indices.extend(int(i) for i in chosen)
-        inclusion.extend([take[s] / len(members[s])] * take[s])
-    order = np.argsort(indices, kind="stable")
-    picked = np.asarray(indices)[order]
-    return Draw(picked, [strata[i] for i in picked], np.asarray(inclusion)[order],
-                {s: {"items": len(members[s]), "drawn": take[s]} for s in sorted(members)})
+    sizes = {s: len(m) for s, m in members.items()}
+    take = sampling.allocate(sizes, n, "equal", shares={"near": NEAR_SHARE}, at_least=1)
+    chosen = sampling.draw(members, take, seed)
+    share = sampling.inclusion(sizes, take)
+    picked = np.asarray(sorted(i for c in chosen.values() for i in c), dtype=np.int64)
+    return Draw(picked, [strata[i] for i in picked], np.asarray([share[strata[i]] for i in picked]),
+                {s: {"items": sizes[s], "drawn": take[s]} for s in sorted(members)})
 
 
 def item_key(query_id: str, reference: str, candidate: str) -> str:

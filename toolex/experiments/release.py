@@ -7,7 +7,9 @@ A release folder (``data/release/tooleq/`` for the default setting; ``data/relea
 - ``subqueries.jsonl.gz``, ``verified.jsonl.gz``, ``query_combo_verified.jsonl.gz``: the other stage files
   of the annotation folder, so that ``make paper`` can start from them;
 - ``manifest.json``: the annotation folder's own manifest (judge, settings, data checksums);
-- ``release.json``: the folder's name and key parts, each file's size and sha256;
+- ``release.json``: the release record, in the envelope every manifest shares (kind ``release``; identity: the
+  annotation folder's name and key parts), then the settings, each file's size and sha256 (format 2; a record
+  of format 1, without the envelope, is read as it is);
 - ``DATASHEET.md``: what it is, how it was made, its validation, licences and known limits.
 
 Files are gzip-compressed deterministically (no name, no time), so a rebuild from the same folder gives the
@@ -20,7 +22,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,11 +32,12 @@ from toolex import __version__, keys, paths
 from toolex.annotate.pipeline import STAGE_FILES as STAGE_FILE_OF
 from toolex.annotate.run_folder import ANNOTATIONS, ArtifactFolder
 from toolex.errors import InputError
-from toolex.io.artifact import MANIFEST, read_manifest
+from toolex.io.artifact import MANIFEST, envelope, read_manifest, read_manifest_file
 from toolex.io.atomic import atomic_writer, write_json
 from toolex.io.lock import FolderLock
 
-FORMAT = 1
+#: 2: the record begins with the artifact envelope (:func:`toolex.io.artifact.envelope`).
+FORMAT = 2
 RELEASE_FILE = "release.json"
 DATASHEET = "DATASHEET.md"
 #: The annotation folder's files a release carries, compressed (the manifest is kept as it is).
@@ -77,8 +79,8 @@ def build(folder: str | Path, out: str | Path, about: Mapping[str, Any], datashe
             files[name] = {"sha256": keys.checksum(raw), "bytes": len(raw),
                            "gz_sha256": keys.checksum(packed), "gz_bytes": len(packed)}
         shutil.copyfile(source.path(MANIFEST), staging / MANIFEST)
-        record = {**about, "format": FORMAT, "folder": source.folder.name, "package_version": __version__,
-                  "manifest_sha256": keys.checksum((staging / MANIFEST).read_bytes()), "files": files}
+        record = release_record(about, source.folder.name, keys.checksum((staging / MANIFEST).read_bytes()),
+                                files)
         write_json(staging / RELEASE_FILE, record, indent=1)
         (staging / DATASHEET).write_text(datasheet, encoding="utf-8")
         checked = verify(staging)
@@ -96,6 +98,14 @@ def build(folder: str | Path, out: str | Path, about: Mapping[str, Any], datashe
     return out
 
 
+def release_record(about: Mapping[str, Any], folder: str, manifest_sha256: str,
+                   files: Mapping[str, Any]) -> dict[str, Any]:
+    """``release.json``: the envelope (identity: the folder and its key parts), ``about`` and the files."""
+    identity = {"folder": folder, "key_parts": dict(about.get("key_parts", {}))}
+    return {**envelope("release", "complete", identity), **about, "format": FORMAT, "folder": folder,
+            "manifest_sha256": manifest_sha256, "files": dict(files)}
+
+
 def stage_sha256(manifest: Mapping[str, Any]) -> dict[str, str]:
     """The sha256 an annotation manifest records for each stage file (``stages.<stage>.artifact``) and for
     the export (``artifacts``)."""
@@ -111,14 +121,11 @@ def stage_sha256(manifest: Mapping[str, Any]) -> dict[str, str]:
 
 
 def read(release: str | Path) -> dict[str, Any]:
-    """The release record (``release.json``)."""
+    """The release record (``release.json``), read by the one manifest reader."""
     path = Path(release) / RELEASE_FILE
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(str(path), f"not a ToolEq release ({exc})") from exc
-    if not isinstance(record, dict):
-        raise InputError(str(path), "not a ToolEq release (not a JSON object)")
+    record = read_manifest_file(path, required=True)
+    if record.get("kind", "release") != "release":
+        raise InputError(str(path), f"not a ToolEq release (a manifest of kind {record['kind']!r})")
     return record
 
 

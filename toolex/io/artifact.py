@@ -1,5 +1,5 @@
 """One manifest for everything computed: annotation folders, retriever runs, fine-tuned models, skills
-benchmarks and downstream runs.
+benchmarks, downstream runs and release parts (whose ``release.json`` begins with the same envelope).
 
 Every artifact is described by one JSON document, ``manifest.json`` in its folder (a file artifact, such as a
 TREC run, has it beside it as ``<file>.json``), whose envelope is the same for every kind:
@@ -39,7 +39,7 @@ MANIFEST = "manifest.json"
 SCHEMA = 1
 #: Every kind of artifact, with the folder of the artifacts folder that holds it.
 KINDS: dict[str, str] = {"annotations": "annotations", "run": "runs", "model": "models",
-                         "skills-benchmark": "skills", "downstream": "downstream"}
+                         "skills-benchmark": "skills", "downstream": "downstream", "release": "release"}
 STATUSES = ("partial", "complete")
 #: What a file artifact's description adds to the file's name (``bm25.trec`` → ``bm25.trec.json``).
 SIDECAR = ".json"

@@ -8,7 +8,7 @@ Reads annotation artifacts; :mod:`toolex.widgets.review` renders it; nothing bel
 from toolex.review.campaign_report import CampaignReport, campaign_report, wilson
 from toolex.review.database import ADJUDICATE, REVIEW, Campaign, CampaignError
 from toolex.review.items import ReviewItem, build_items, load_items, run_checksum
-from toolex.review.sample import allocate, draw
+from toolex.review.sample import draw
 
-__all__ = ["ADJUDICATE", "REVIEW", "Campaign", "CampaignError", "CampaignReport", "ReviewItem", "allocate",
-           "build_items", "campaign_report", "draw", "load_items", "run_checksum", "wilson"]
+__all__ = ["ADJUDICATE", "REVIEW", "Campaign", "CampaignError", "CampaignReport", "ReviewItem", "build_items",
+           "campaign_report", "draw", "load_items", "run_checksum", "wilson"]

@@ -27,13 +27,14 @@ BENCHMARK_NAME = "skillret-style"
 
 
 def write_benchmark(folder: str | Path, queries: list[SkillQuery], pool: Mapping[str, Tool],
-                    manifest: dict[str, Any]) -> Path:
-    """Write the three files of a benchmark (the manifest last, so it marks a complete folder)."""
+                    manifest: dict[str, Any], identity: Mapping[str, Any] | None = None) -> Path:
+    """Write the three files of a benchmark (the manifest last, so it marks a complete folder), the manifest
+    with ``identity`` in its envelope."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     write_jsonl(folder / QUERIES, (q.to_json() for q in queries))
     write_text(folder / POOL, "".join(f"{i}\n" for i in pool))
-    write_manifest(folder, "skills-benchmark", manifest)
+    write_manifest(folder, "skills-benchmark", manifest, identity=identity)
     return folder
 
 

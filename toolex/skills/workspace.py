@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,7 @@ from toolex.annotate.pipeline import AnnotateConfig
 from toolex.data.records import Benchmark, Tool
 from toolex.errors import InputError
 from toolex.experiments.workspace import ensure_toolex
-from toolex.io.artifact import MANIFEST, write_manifest
+from toolex.io.artifact import MANIFEST, different_identity, write_manifest
 from toolex.llm import LLMSettings
 from toolex.llm.local import models_endpoint
 from toolex.paths import artifacts_dir, portable
@@ -104,8 +105,15 @@ def llm_available() -> str | None:
 
 def benchmark_key(checksum: str, settings: SkillSettings, generator: dict[str, Any]) -> str:
     """A benchmark folder's key: the corpus checksum, the settings and the generator's own description (its
-    ``describe()`` less the usage it tallies)."""
+    ``describe()`` less the usage it tallies), what :func:`benchmark_identity` names."""
     return keys.key(checksum, settings, {k: v for k, v in generator.items() if k != "usage"})
+
+
+def benchmark_identity(checksum: str, settings: SkillSettings, generator: dict[str, Any]) -> dict[str, Any]:
+    """What decides a benchmark folder, the identity its manifest keeps: the corpus checksum, the settings and
+    the generator's description less its usage (the fields :func:`benchmark_key` hashes)."""
+    return {"corpus_checksum": checksum, "settings": json.loads(json.dumps(asdict(settings))),
+            "generator": {k: v for k, v in generator.items() if k != "usage"}}
 
 
 def _existing_llm_folder(settings: SkillSettings, checksum: str) -> Path | None:
@@ -146,8 +154,14 @@ def ensure_skill_benchmark(settings: SkillSettings | None = None, generator: str
     described = gen.describe()
     key = benchmark_key(checksum, settings, described)
     folder = skills_dir() / f"{settings.label}-{keys.slug(gen.name, '.', '-', lower=True)}" / "benchmark"
-    if not rebuild and keys.same_key(read_manifest(folder).get("key"), key):
+    identity = benchmark_identity(checksum, settings, described)
+    held = read_manifest(folder)
+    if not rebuild and keys.same_key(held.get("key"), key):
         return read_benchmark(folder, skills)
+    if held and not rebuild:
+        changed = different_identity(held.get("identity"), identity) if held.get("identity") else ["key"]
+        print(f"[toolex] {folder}: built with another {', '.join(changed)}; building it again",
+              file=sys.stderr, flush=True)
     skills = skills if skills is not None else load_skills(corpus_path)
     pool = sample_pool(skills, settings.pool_size, settings.seed)
     report = build_queries(pool, gen, settings.n_queries, seed=settings.seed, sizes=settings.sizes)
@@ -167,7 +181,7 @@ def ensure_skill_benchmark(settings: SkillSettings | None = None, generator: str
         "counts": report.counts(),
         "rejected_examples": report.examples,
     }
-    write_benchmark(folder, report.queries, pool, manifest)
+    write_benchmark(folder, report.queries, pool, manifest, identity)
     return read_benchmark(folder, skills)
 
 
