@@ -141,3 +141,32 @@ def test_the_inspector_answers_what_people_ask(voila):
         finally:
             browser.close()
     assert (shots / "query_inspector.png").stat().st_size > 10_000
+
+
+def test_a_fresh_clone_opens_the_smoke_setting_and_says_what_it_computes_first(tmp_path):
+    """``make inspector`` as documented (no SMOKE) on a fresh clone: nothing computed, no cache. The page says
+    that it opens the smoke setting and computes its retrieval runs first, then shows the smoke queries."""
+    from playwright.sync_api import sync_playwright
+
+    env = {k: v for k, v in os.environ.items() if k != "SMOKE"}
+    env.update(JUDGE="offline", TOOLEX_ARTIFACTS=str(tmp_path / "artifacts"),
+               TOOLEX_CACHE=str(tmp_path / "cache"))
+    notebook = paths.ROOT / "notebooks" / "08_query_inspector.ipynb"
+    with serve(notebook, env, tmp_path / "voila.log") as served, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            started = time.perf_counter()
+            page.goto(served.url, timeout=60_000)
+            select = page.locator(".toolex-query-select select")
+            select.wait_for(timeout=300_000)
+            seconds = time.perf_counter() - started
+            text = page.inner_text("body")
+            assert "The default setting's retrieval runs are not computed yet" in text
+            assert "opens the smoke setting, computing the retrieval runs of" in text
+            ids = {label.split(" · ")[0] for label in _texts(select)}
+            assert ids and ids <= set(_query_texts())  # the smoke setting's queries
+            assert "Traceback" not in page.content()
+            print(f"fresh-clone inspector start: {seconds:.1f} s")
+        finally:
+            browser.close()
