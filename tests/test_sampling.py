@@ -19,7 +19,7 @@ def test_an_allocation_fills_the_total_and_never_overfills_a_stratum(sizes, tota
     take = allocate(sizes, total, allocation, shares=shares, at_least=floor)
     assert sum(take.values()) == min(total, sum(sizes.values()))
     assert all(0 <= take[s] <= sizes[s] for s in sizes)
-    if total >= floor * sum(1 for n in sizes.values() if n):
+    if total >= sum(min(floor, n) for n in sizes.values()):
         assert all(take[s] >= min(floor, n) for s, n in sizes.items())
 
 
@@ -40,6 +40,8 @@ def test_a_floor_per_stratum_takes_from_the_largest_allocation():
     assert take == dict.fromkeys(sorted(sizes), 1)
     assert allocate({"a": 100, "b": 1}, 10, "proportional") == {"a": 10, "b": 0}
     assert allocate({"a": 100, "b": 1}, 10, "proportional", at_least=1) == {"a": 9, "b": 1}
+    # a floor above a stratum's size asks only for what it holds
+    assert allocate({"a": 100, "b": 1}, 3, "proportional", at_least=2) == {"a": 2, "b": 1}
 
 
 def test_unknown_allocations_and_negative_sizes_are_refused():
@@ -47,6 +49,10 @@ def test_unknown_allocations_and_negative_sizes_are_refused():
         allocate({"a": 1}, 1, "random")
     with pytest.raises(ValueError, match="positive"):
         allocate({"a": 1}, -1)
+    with pytest.raises(ValueError, match="add up to at most 1"):
+        allocate({"a": 10, "b": 10, "c": 10}, 10, "equal", shares={"a": 0.7, "b": 0.7})
+    with pytest.raises(ValueError, match="lie in"):
+        allocate({"a": 10, "b": 10}, 10, "equal", shares={"a": -0.1})
 
 
 def test_a_draw_is_seeded_and_each_stratum_is_drawn_on_its_own():

@@ -1,8 +1,9 @@
 """Stratified, seeded sampling: how many items each stratum gives (:func:`allocate`) and which (:func:`draw`).
 
-The one sampler of toolex. Its two callers choose their strata: a review campaign's items by category and
-complexity (:func:`toolex.review.sample.draw`), the labelled sample that places the judge's threshold by the
-score's unsure band and the bins either side of it (:func:`toolex.annotate.operating_point.draw`).
+The stratified sampler of the samples people label. Its two callers choose their strata: a review
+campaign's items by category and complexity (:func:`toolex.review.sample.draw`), the labelled sample that
+places the judge's threshold by the score's unsure band and the bins either side of it
+(:func:`toolex.annotate.operating_point.draw`).
 
 >>> allocate({"a": 30, "b": 10}, 8, "proportional")
 {'a': 6, 'b': 2}
@@ -59,13 +60,15 @@ def allocate(sizes: Mapping[str, int], total: int, allocation: str = "proportion
     ``proportional``: the largest-remainder rounding of ``total × size / N``; ``equal``: the same number per
     stratum, what a small stratum cannot take going to the others. ``shares``: strata that take a fixed
     share of ``total`` first (capped by their size); the others share the rest by ``allocation``, and what
-    they cannot take goes back to the share-holding strata. ``at_least``: every non-empty stratum gets at
-    least that many items where ``total`` allows, taken from the largest allocations.
+    they cannot take goes back to the share-holding strata. ``at_least``: every stratum gets at least that
+    many items (or all it holds) where ``total`` allows, taken from the strata with most to spare.
     """
     if allocation not in ALLOCATIONS:
         raise ValueError(f"allocation must be one of {', '.join(ALLOCATIONS)}, not {allocation!r}")
     if total < 0:
         raise ValueError("sample size must be positive")
+    if any(not 0 <= share <= 1 for share in (shares or {}).values()) or sum((shares or {}).values()) > 1:
+        raise ValueError(f"shares must lie in [0, 1] and add up to at most 1, not {dict(shares or {})}")
     total = min(total, sum(sizes.values()))
     fixed = {s: min(sizes[s], round(total * share)) for s, share in (shares or {}).items() if s in sizes}
     others = {s: n for s, n in sizes.items() if s not in fixed}
@@ -77,7 +80,7 @@ def allocate(sizes: Mapping[str, int], total: int, allocation: str = "proportion
         else _equal(others, rest)
     out = _equal(sizes, total - sum(fixed.values()) - sum(spread.values()), {**fixed, **spread})
     needy = [s for s in sorted(sizes) if sizes[s] and out[s] < min(at_least, sizes[s])]
-    if needy and total >= at_least * sum(1 for n in sizes.values() if n):
+    if needy and total >= sum(min(at_least, n) for n in sizes.values()):
         for s in needy:
             while out[s] < min(at_least, sizes[s]):
                 donor = max(sorted(out), key=lambda d: out[d] - min(at_least, sizes[d]))

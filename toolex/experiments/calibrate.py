@@ -34,8 +34,10 @@ from toolex.experiments.finetune import open_retriever, resolve_spec
 from toolex.retrieval.base import Embedder
 from toolex.validate.gold import read_gold
 
-PROCEDURE = ("stratified by the default score: the unsure band and equal-count bins below and above it; "
-             "uniform within a stratum (toolex.annotate.operating_point)")
+PROCEDURE = ("stratified by the default score: the unsure band (60 % of the items) and equal-count bins "
+             "below and above it (the rest, equally, at least one each); uniform within a stratum, each "
+             "stratum from its own generator seeded by the seed and its name "
+             "(toolex.annotate.operating_point over toolex.sampling)")
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,9 @@ def release_record(about: Mapping[str, Any], folder: str, manifest_sha256: str,
                    files: Mapping[str, Any]) -> dict[str, Any]:
     """``release.json``: the envelope (identity: the folder and its key parts), ``about`` and the files."""
     identity = {"folder": folder, "key_parts": dict(about.get("key_parts", {}))}
-    return {**envelope("release", "complete", identity), **about, "format": FORMAT, "folder": folder,
+    envelope_fields = ("kind", "schema", "toolex_version", "status", "identity")
+    own = {k: v for k, v in about.items() if k not in envelope_fields}
+    return {**envelope("release", "complete", identity), **own, "format": FORMAT, "folder": folder,
             "manifest_sha256": manifest_sha256, "files": dict(files)}
 
 
@@ -126,6 +128,9 @@ def read(release: str | Path) -> dict[str, Any]:
     record = read_manifest_file(path, required=True)
     if record.get("kind", "release") != "release":
         raise InputError(str(path), f"not a ToolEq release (a manifest of kind {record['kind']!r})")
+    if isinstance(record.get("format"), int) and record["format"] > FORMAT:
+        raise InputError(str(path), f"a release of format {record['format']}, newer than this package reads "
+                                    f"({FORMAT}): update toolex")
     return record
 
 

@@ -37,7 +37,7 @@ from toolex.io.atomic import write_json
 MANIFEST = "manifest.json"
 #: The version of the envelope below.
 SCHEMA = 1
-#: Every kind of artifact, with the folder of the artifacts folder that holds it.
+#: Every kind of artifact, with the folder that holds it (in the artifacts folder; releases in data/release).
 KINDS: dict[str, str] = {"annotations": "annotations", "run": "runs", "model": "models",
                          "skills-benchmark": "skills", "downstream": "downstream", "release": "release"}
 STATUSES = ("partial", "complete")

@@ -1,5 +1,5 @@
 """Stratified, reproducible sampling of review items by category and complexity (number of sub-queries),
-with the one sampler of :mod:`toolex.sampling`."""
+with the sampler of :mod:`toolex.sampling`."""
 
 from __future__ import annotations
 

@@ -159,7 +159,8 @@ def ensure_skill_benchmark(settings: SkillSettings | None = None, generator: str
     if not rebuild and keys.same_key(held.get("key"), key):
         return read_benchmark(folder, skills)
     if held and not rebuild:
-        changed = different_identity(held.get("identity"), identity) if held.get("identity") else ["key"]
+        changed = different_identity(held.get("identity"), identity) if held.get("identity") else []
+        changed = changed or ["key"]
         print(f"[toolex] {folder}: built with another {', '.join(changed)}; building it again",
               file=sys.stderr, flush=True)
     skills = skills if skills is not None else load_skills(corpus_path)
