@@ -32,7 +32,7 @@ from toolex import __version__, keys, paths
 from toolex.annotate.pipeline import STAGE_FILES as STAGE_FILE_OF
 from toolex.annotate.run_folder import ANNOTATIONS, ArtifactFolder
 from toolex.errors import InputError
-from toolex.io.artifact import MANIFEST, envelope, read_manifest, read_manifest_file
+from toolex.io.artifact import ENVELOPE_FIELDS, MANIFEST, envelope, read_manifest, read_manifest_file
 from toolex.io.atomic import atomic_writer, write_json
 from toolex.io.lock import FolderLock
 
@@ -102,8 +102,7 @@ def release_record(about: Mapping[str, Any], folder: str, manifest_sha256: str,
                    files: Mapping[str, Any]) -> dict[str, Any]:
     """``release.json``: the envelope (identity: the folder and its key parts), ``about`` and the files."""
     identity = {"folder": folder, "key_parts": dict(about.get("key_parts", {}))}
-    envelope_fields = ("kind", "schema", "toolex_version", "status", "identity")
-    own = {k: v for k, v in about.items() if k not in envelope_fields}
+    own = {k: v for k, v in about.items() if k not in ENVELOPE_FIELDS}
     return {**envelope("release", "complete", identity), **own, "format": FORMAT, "folder": folder,
             "manifest_sha256": manifest_sha256, "files": dict(files)}
 

@@ -41,6 +41,8 @@ SCHEMA = 1
 KINDS: dict[str, str] = {"annotations": "annotations", "run": "runs", "model": "models",
                          "skills-benchmark": "skills", "downstream": "downstream", "release": "release"}
 STATUSES = ("partial", "complete")
+#: The fields of the envelope, in the order every manifest begins with them.
+ENVELOPE_FIELDS = ("kind", "schema", "toolex_version", "status", "identity")
 #: What a file artifact's description adds to the file's name (``bm25.trec`` → ``bm25.trec.json``).
 SIDECAR = ".json"
 #: The suffixes of file artifacts, so a file not yet written is told from a folder with a dot in its name.
@@ -99,10 +101,9 @@ def write_manifest(artifact: str | Path, kind: str, record: Mapping[str, Any], s
                    identity: Mapping[str, Any] | None = None, indent: int = 2) -> Path:
     """Write the manifest of ``artifact`` atomically: the envelope, then ``record``'s own fields (an
     ``identity`` in ``record`` is kept where none is given)."""
-    body = {k: v for k, v in record.items() if k not in ("kind", "schema", "status", "toolex_version")}
-    if identity is None and "identity" in body:
-        identity = body["identity"]
-    body.pop("identity", None)
+    if identity is None and "identity" in record:
+        identity = record["identity"]
+    body = {k: v for k, v in record.items() if k not in ENVELOPE_FIELDS}
     return write_json(manifest_path(artifact), {**envelope(kind, status, identity), **body}, indent=indent)
 
 
