@@ -53,8 +53,11 @@ notebook-filter: $(STAMP) ## register the git filter that strips outputs and ker
 	  git config filter.toolex-notebook.required true && \
 	  git config diff.toolex-notebook.textconv "$(abspath $(PY)) -m toolex.report.notebook_filter"; fi
 
+# Test processes: the tests that share the default artifacts folder run in order on one, the self-contained
+# slow ones beside them on the other (tests/conftest.py: BESIDE); TEST_WORKERS=0 runs everything in one.
+TEST_WORKERS ?= 2
 test: setup ## run the test suite (the command CI runs)
-	$(PY) -m pytest -q -ra
+	$(PY) -m pytest -q -ra -n $(TEST_WORKERS)
 
 docs: setup ## build the documentation site strictly (docs/ and the API reference from the docstrings) into build/site
 	$(VENV)/bin/mkdocs build --strict --quiet

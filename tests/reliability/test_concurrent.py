@@ -66,3 +66,54 @@ def test_the_next_holder_removes_what_a_killed_writer_left(tmp_path: Path) -> No
     with FolderLock(tmp_path) as lock:
         assert lock.removed_temporaries == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == [LOCK_NAME, "verified.jsonl"]
+
+
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from toolex.io.lock import waiting_lock
+lock, ready, done = map(Path, sys.argv[1:4])
+with waiting_lock(lock):
+    ready.write_text("held")
+    time.sleep(0.5)
+    done.write_text("done")
+"""
+
+
+def test_a_waiting_lock_makes_the_second_process_wait_for_the_first(tmp_path: Path) -> None:
+    """What one process assembles (the mpnet folder) another waits for instead of assembling beside it."""
+    import subprocess
+    import sys
+    import time
+
+    from toolex.io.lock import waiting_lock
+
+    lock, ready, done = tmp_path / ".model.lock", tmp_path / "ready", tmp_path / "done"
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), str(ready), str(done)])
+    try:
+        for _ in range(600):
+            if ready.exists() or holder.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert ready.exists(), "the holder never took the lock"
+        with waiting_lock(lock):
+            assert done.read_text() == "done"  # taken only once the holder had finished and let go
+    finally:
+        holder.wait(timeout=30)
+    assert holder.returncode == 0
+
+
+def test_mpnet_is_assembled_once_when_two_processes_need_it(tmp_path: Path) -> None:
+    """Two processes that find no assembled model at once: one assembles it, the other waits and reuses it."""
+    import subprocess
+    import sys
+
+    target = tmp_path / "models" / "all-mpnet-base-v2"
+    code = ("import sys; from pathlib import Path; from toolex.retrieval.mpnet import ensure_mpnet; "
+            "print(ensure_mpnet(Path(sys.argv[1])))")
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(target)], stdout=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    outputs = [run.communicate(timeout=300)[0].strip() for run in runs]
+    assert [run.returncode for run in runs] == [0, 0] and outputs == [str(target)] * 2
+    assert (target / ".verified").exists() and (target / "model.safetensors").stat().st_size > 100_000_000
+    assert sorted(p.name for p in target.parent.iterdir()) == [".all-mpnet-base-v2.lock", "all-mpnet-base-v2"]

