@@ -24,14 +24,15 @@ BESIDE = (
     "tests/retrieval/",
 )
 
-if os.environ.get("PYTEST_XDIST_WORKER"):
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
     # Two workers share 2 cores: one thread each for torch (read when torch is first imported, by this
-    # process and by the notebook kernels and commands it starts), so neither slows the other by
-    # oversubscription (MiniLM's vectors came out bit-identical with one thread and two).
+    # process and by the notebook kernels and commands it starts), so that the two do not oversubscribe
+    # the cores.
     for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """Two streams of tests, one per worker: :data:`BESIDE` and the rest, each in collection order
     (pytest-xdist's scope scheduling with the stream as the scope)."""

@@ -114,3 +114,17 @@ def test_no_command_line_takes_an_abbreviated_option():
                  if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", ""))
                  == "ArgumentParser" and not strict(node)]
     assert offenders == []
+
+
+def test_every_stream_prefix_of_make_test_names_a_test():
+    """A renamed file or test would silently move its tests into the other stream of ``make test``."""
+    import re
+
+    from tests.conftest import BESIDE
+
+    for prefix in BESIDE:
+        path, _, name = prefix.partition("::")
+        target = paths.ROOT / path
+        assert target.exists(), prefix
+        if name:
+            assert re.search(rf"^def {re.escape(name)}", target.read_text(), flags=re.M), prefix

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolex.sampling import allocate, draw, inclusion
+from toolex.sampling import allocate, draw, inclusion, round_robin
 
 SIZES = st.dictionaries(st.sampled_from("abcdefg"), st.integers(0, 40), min_size=1, max_size=7)
 
@@ -64,3 +64,51 @@ def test_a_draw_is_seeded_and_each_stratum_is_drawn_on_its_own():
     assert len(set(first["a"])) == 10 and set(first["b"]) <= set(strata["b"])
     assert draw(strata, {"a": 2}, seed=0)["b"] == []
     assert inclusion({"a": 100, "b": 50, "c": 0}, {"a": 10, "b": 5}) == {"a": 0.1, "b": 0.1}
+
+
+STRATA = st.lists(st.lists(st.integers(0, 999), max_size=6), max_size=6)
+
+
+@given(st.lists(st.integers(0, 6), max_size=6), st.integers(0, 40))
+def test_the_round_robin_spreads_a_sample_evenly_and_takes_each_stratum_in_its_order(sizes, n):
+    strata = [[(i, j) for j in range(size)] for i, size in enumerate(sizes)]
+    picked = round_robin(strata, n)
+    assert len(picked) == min(n, sum(sizes)) and len(set(picked)) == len(picked)
+    taken = [sum(1 for member in picked if member[0] == i) for i in range(len(sizes))]
+    for i, members in enumerate(strata):
+        assert [m for m in picked if m[0] == i] == members[:taken[i]]  # a stratum gives its first members
+        if taken[i] < len(members):  # one that still has members gave at most one fewer than any other
+            assert all(taken[i] >= other - 1 for other in taken)
+
+
+def _former_metatool_loop(by_tool, order, n):
+    """The loop ``toolex.data.metatool.select`` ran before the round robin was shared."""
+    picked, depth = [], 0
+    while len(picked) < n and any(len(items) > depth for items in by_tool.values()):
+        for tool in order:
+            if len(picked) == n:
+                break
+            if len(by_tool[tool]) > depth:
+                picked.append(by_tool[tool][depth])
+        depth += 1
+    return picked
+
+
+def _former_downstream_loop(groups, n):
+    """The loop ``toolex.downstream.run.sample_queries`` ran before: pop each group's last member in turn."""
+    groups = {k: list(v) for k, v in groups.items()}
+    picked = []
+    while len(picked) < n and any(groups.values()):
+        for name in sorted(groups):
+            if groups[name] and len(picked) < n:
+                picked.append(groups[name].pop())
+    return picked
+
+
+@given(STRATA, st.integers(0, 40))
+def test_the_two_data_selections_pick_what_their_former_loops_picked(strata, n):
+    """MetaTool's query selection and the downstream sample keep their kept data as drawn."""
+    by_tool = {f"t{i}": members for i, members in enumerate(strata)}
+    order = sorted(by_tool, reverse=True)
+    assert round_robin([by_tool[t] for t in order], n) == _former_metatool_loop(by_tool, order, n)
+    assert round_robin([by_tool[t][::-1] for t in sorted(by_tool)], n) == _former_downstream_loop(by_tool, n)

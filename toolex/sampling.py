@@ -1,9 +1,13 @@
-"""Stratified, seeded sampling: how many items each stratum gives (:func:`allocate`) and which (:func:`draw`).
+"""Stratified, seeded sampling: how many items each stratum gives (:func:`allocate`) and which (:func:`draw`),
+and a sample spread over strata as evenly as its size allows (:func:`round_robin`).
 
 The stratified sampler of the samples people label. Its two callers choose their strata: a review
 campaign's items by category and complexity (:func:`toolex.review.sample.draw`), the labelled sample that
 places the judge's threshold by the score's unsure band and the bins either side of it
-(:func:`toolex.annotate.operating_point.draw`).
+(:func:`toolex.annotate.operating_point.draw`). The round robin serves the data selections that spread a
+fixed number of items over groups: MetaTool's queries over their tools (:func:`toolex.data.metatool.select`)
+and the downstream experiment's queries over their subsets (:func:`toolex.downstream.run.sample_queries`),
+each with the seeded order of members and strata it has always used, so that its kept data stays as drawn.
 
 >>> allocate({"a": 30, "b": 10}, 8, "proportional")
 {'a': 6, 'b': 2}
@@ -11,6 +15,8 @@ places the judge's threshold by the score's unsure band and the bins either side
 {'a': 4, 'b': 4}
 >>> allocate({"near": 50, "low": 30, "high": 30}, 10, "equal", shares={"near": 0.6})
 {'high': 2, 'low': 2, 'near': 6}
+>>> round_robin([["a1", "a2", "a3"], ["b1"], ["c1", "c2"]], 5)
+['a1', 'b1', 'c1', 'a2', 'c2']
 """
 
 from __future__ import annotations
@@ -96,6 +102,21 @@ def draw(strata: Mapping[str, Sequence[T]], counts: Mapping[str, int],
     order. Members keep the order they are drawn in."""
     return {s: random.Random(f"{seed}:{s}").sample(list(members), counts.get(s, 0))
             for s, members in strata.items()}
+
+
+def round_robin(strata: Sequence[Sequence[T]], n: int) -> list[T]:
+    """Up to ``n`` members: the first of every stratum in the order given, then the second of each, and so on
+    (strata and members already in their seeded order); a stratum that runs out is passed over."""
+    picked: list[T] = []
+    depth = 0
+    while len(picked) < n and any(len(members) > depth for members in strata):
+        for members in strata:
+            if len(picked) == n:
+                break
+            if len(members) > depth:
+                picked.append(members[depth])
+        depth += 1
+    return picked
 
 
 def inclusion(sizes: Mapping[str, int], counts: Mapping[str, int]) -> dict[str, float]:

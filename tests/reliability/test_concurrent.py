@@ -105,15 +105,31 @@ def test_a_waiting_lock_makes_the_second_process_wait_for_the_first(tmp_path: Pa
 
 def test_mpnet_is_assembled_once_when_two_processes_need_it(tmp_path: Path) -> None:
     """Two processes that find no assembled model at once: one assembles it, the other waits and reuses it."""
+    import shutil
     import subprocess
     import sys
 
     target = tmp_path / "models" / "all-mpnet-base-v2"
-    code = ("import sys; from pathlib import Path; from toolex.retrieval.mpnet import ensure_mpnet; "
-            "print(ensure_mpnet(Path(sys.argv[1])))")
+    (target.parent / ".mpnet-killed").mkdir(parents=True)  # what a killed assembly leaves
+    code = ("import sys; from pathlib import Path; from toolex.retrieval import mpnet\n"
+            "assemble = mpnet.assemble\n"
+            "def counted(target):\n"
+            "    print('ASSEMBLED', flush=True)\n"
+            "    assemble(target)\n"
+            "mpnet.assemble = counted\n"
+            "print(mpnet.ensure_mpnet(Path(sys.argv[1])))")
     runs = [subprocess.Popen([sys.executable, "-c", code, str(target)], stdout=subprocess.PIPE, text=True)
             for _ in range(2)]
-    outputs = [run.communicate(timeout=300)[0].strip() for run in runs]
-    assert [run.returncode for run in runs] == [0, 0] and outputs == [str(target)] * 2
-    assert (target / ".verified").exists() and (target / "model.safetensors").stat().st_size > 100_000_000
-    assert sorted(p.name for p in target.parent.iterdir()) == [".all-mpnet-base-v2.lock", "all-mpnet-base-v2"]
+    try:
+        outputs = [run.communicate(timeout=300)[0].split() for run in runs]
+        assert [run.returncode for run in runs] == [0, 0]
+        assert [out[-1] for out in outputs] == [str(target)] * 2
+        assert sum(out.count("ASSEMBLED") for out in outputs) == 1
+        assert (target / ".verified").exists() and (target / "model.safetensors").stat().st_size > 100_000_000
+        left = sorted(p.name for p in target.parent.iterdir())
+        assert left == [".all-mpnet-base-v2.lock", "all-mpnet-base-v2"]
+    finally:
+        for run in runs:
+            run.kill()
+            run.wait()
+        shutil.rmtree(target.parent, ignore_errors=True)

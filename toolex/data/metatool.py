@@ -63,6 +63,7 @@ from toolex.data.checksum import files_checksum
 from toolex.data.readers import read_json, read_records
 from toolex.data.records import Benchmark, Query, Tool
 from toolex.errors import InputError
+from toolex.sampling import round_robin
 
 QUERIES = "all_clean_data.csv"
 DESCRIPTIONS = "plugin_des.json"
@@ -206,15 +207,7 @@ def select(rows: Sequence[Row], n: int = SINGLE, seed: int = SEED) -> list[Row]:
         random.Random(f"{seed}:{tool}").shuffle(items)
     order = sorted(by_tool)
     random.Random(f"{seed}:order").shuffle(order)
-    picked: list[Row] = []
-    depth = 0
-    while len(picked) < n and any(len(items) > depth for items in by_tool.values()):
-        for tool in order:
-            if len(picked) == n:
-                break
-            if len(by_tool[tool]) > depth:
-                picked.append(by_tool[tool][depth])
-        depth += 1
+    picked = round_robin([by_tool[tool] for tool in order], n)
     return sorted(picked, key=lambda r: r.row)
 
 

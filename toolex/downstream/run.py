@@ -32,6 +32,7 @@ from toolex.errors import InputError
 from toolex.io.artifact import refuse_other, write_manifest
 from toolex.io.atomic import append_line
 from toolex.metrics.intervals import wilson
+from toolex.sampling import round_robin
 
 SETTINGS = ("oracle", "retrieved", "expanded")
 PROMPT_VERSIONS = {"agent": agent.PROMPT_VERSION, "simulator": simulator.PROMPT_VERSION,
@@ -55,12 +56,8 @@ def sample_queries(benchmark: Benchmark, n: int, seed: int = 0) -> list[Query]:
     rng = random.Random(seed)
     for name in sorted(groups):
         rng.shuffle(groups[name])
-    picked: list[Query] = []
-    while len(picked) < n and any(groups.values()):
-        for name in sorted(groups):
-            if groups[name] and len(picked) < n:
-                picked.append(groups[name].pop())
-    return picked
+    # one query per group in turn, each group's from the end of its shuffle
+    return round_robin([groups[name][::-1] for name in sorted(groups)], n)
 
 
 def tool_choices(setting: str, queries: Sequence[Query], run: Mapping[str, Mapping[str, float]] | None = None,

@@ -54,6 +54,8 @@ def ensure_mpnet(target: Path | None = None) -> Path:
         return target
     with waiting_lock(target.parent / f".{target.name}.lock"):
         if not (target / ".verified").exists():
+            for stale in target.parent.glob(".mpnet-*"):  # left by a killed assembly: none runs but ours
+                shutil.rmtree(stale, ignore_errors=True)
             assemble(target)
     return target
 
